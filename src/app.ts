@@ -1,0 +1,129 @@
+/**
+ * createApp(options): the whole mock as an Express application that never listens (supertest
+ * and startMockServer both mount it). Its state lives in the store it creates; nothing is
+ * module-level.
+ */
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { Clock } from './mock/clock.js';
+import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
+import { handlers } from './operations/index.js';
+import { DEFAULTS, type MockOptions } from './options.js';
+import { handleServiceRequest, sendError, sendJsonText, type RequestFacts } from './pipeline.js';
+import { DETAIL, HttpError } from './errors/http-error.js';
+import { Store } from './store/store.js';
+import { createResponseValidator } from './validation/responses.js';
+
+export interface MockRuntime {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  operations: Operation[];
+  document: OpenApiDocument;
+  /** Closes the store: flushes pending writes, removes in-memory blobs. */
+  close(): Promise<void>;
+}
+
+export type MockApp = Express & { mock: MockRuntime };
+
+/** The served document: the contract with `servers` pointing at where this instance answers. */
+function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
+  const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+  return { ...doc, servers: [{ url: `http://${host}` }] };
+}
+
+/**
+ * Creates the mock application.
+ *
+ * @example
+ * ```ts
+ * import request from 'supertest';
+ * import { createApp } from 'cloud-browser-mock';
+ *
+ * const app = await createApp({ scenario: 'default' });
+ * const res = await request(app).get('/mailboxes').set('Authorization', 'Bearer sk_test_demo');
+ * // res.body.items[0].id === 'mbx_gmail'
+ * await app.mock.close();
+ * ```
+ */
+export async function createApp(options: MockOptions = {}): Promise<MockApp> {
+  const clock = options.clock ?? new Clock();
+  const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
+  const store = await Store.open({
+    inMemory: options.inMemory ?? !options.dataDir,
+    dataDir: options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
+    scenario: options.scenario ?? DEFAULTS.scenario,
+    seed: options.seed ?? DEFAULTS.seed,
+    resetData: options.resetData,
+    clock,
+    cwd: options.cwd,
+  });
+  const document = readOpenApi();
+  const operations = buildOperations(document);
+  const deps = {
+    operations,
+    handlers,
+    store,
+    clock,
+    authMode: options.auth ?? DEFAULTS.auth,
+    config: {
+      fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
+      maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
+    },
+    validateResponse: options.validateResponses ? createResponseValidator(document) : undefined,
+  };
+
+  const app = express() as unknown as MockApp;
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
+  app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
+
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const facts: RequestFacts = {};
+    try {
+      const handled = await handleServiceRequest(req, res, deps, facts);
+      if (!handled) return sendError(res, new HttpError(404, DETAIL.notFound));
+    } catch (e) {
+      return next(e);
+    } finally {
+      const log = () =>
+        facts.service &&
+        logger.info(
+          {
+            method: req.method,
+            url: req.originalUrl,
+            operationId: facts.operationId ?? null,
+            principal: facts.principal ?? null,
+            status: res.statusCode,
+            duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          },
+          'request',
+        );
+      if (res.writableFinished) log();
+      else res.once('finish', log);
+    }
+  });
+
+  // An unexpected fault: logged with its stack, answered as FastAPI does, never leaking either.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    logger.error({ err: error, method: req.method, url: req.originalUrl }, 'unhandled error');
+    if (res.headersSent) return void res.destroy();
+    const body = Buffer.from('Internal Server Error');
+    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(body.length) });
+    res.end(body);
+  });
+
+  app.mock = {
+    store,
+    clock,
+    logger,
+    operations,
+    document,
+    close: () => store.close(),
+  };
+  return app;
+}

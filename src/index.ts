@@ -1,0 +1,11 @@
+/**
+ * cloud-browser-mock: a local, stateful, validating mock of the cloud browser automation
+ * service's session-files, workflow-code, mailbox, secret and token API.
+ */
+export { createApp, type MockApp, type MockRuntime } from './app.js';
+export { startMockServer, type MockServer, type ServerOptions } from './server.js';
+export type { MockOptions } from './options.js';
+export { Clock } from './mock/clock.js';
+export { DETAIL } from './errors/http-error.js';
+export { MSG as PYDANTIC_MESSAGES } from './errors/catalogue.js';
+export { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';

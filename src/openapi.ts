@@ -1,0 +1,114 @@
+/**
+ * openapi.json is the single source of truth: the route table, the parameters and bodies the
+ * validator checks, and the documented responses all come from it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.js';
+import { compileSchema, type FieldSpec, type Spec } from './validation/spec.js';
+
+export const OPERATION_IDS = [
+  'createToken', 'listSessionFiles', 'uploadSessionFile', 'downloadSessionFile', 'deleteSessionFile',
+  'getSessionScript', 'listMailboxes', 'getMailbox', 'updateMailbox', 'syncMailboxes', 'deleteMailbox',
+  'storeSecret', 'listSecrets', 'getSecret', 'deleteSecret',
+] as const;
+export type OperationId = (typeof OPERATION_IDS)[number];
+
+export interface ParamSpec {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  spec: Spec;
+}
+
+export type BodyKind = 'json' | 'form' | 'multipart';
+
+export interface Operation {
+  id: OperationId;
+  method: string;
+  /** The path template as the document declares it, e.g. `/secrets/{name}`. */
+  path: string;
+  regex: RegExp;
+  pathParams: string[];
+  params: ParamSpec[];
+  body?: { kind: BodyKind; required: boolean; fields: FieldSpec[]; spec: Spec };
+  secured: boolean;
+  /** Documented statuses, as strings, in document order. */
+  statuses: string[];
+}
+
+export type OpenApiDocument = Record<string, any>;
+
+export function readOpenApi(): OpenApiDocument {
+  return JSON.parse(readFileSync(join(packageRoot, 'openapi.json'), 'utf8'));
+}
+
+/** Starlette's path compilation: `{name}` matches one non-empty segment. */
+function compilePath(template: string): { regex: RegExp; names: string[] } {
+  const names: string[] = [];
+  const src = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { regex: new RegExp(`^${src}$`), names };
+}
+
+const BODY_KINDS: Record<string, BodyKind> = {
+  'application/json': 'json',
+  'application/x-www-form-urlencoded': 'form',
+  'multipart/form-data': 'multipart',
+};
+
+/**
+ * The operations in routing order. FastAPI tries routes in declaration order, and that order
+ * shows in 405 Allow headers; JSON path items cannot interleave methods of different paths, so
+ * the document records the declaration order in `x-route-order`.
+ */
+export function buildOperations(doc: OpenApiDocument): Operation[] {
+  const components = doc.components?.schemas ?? {};
+  const byId = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      const { regex, names } = compilePath(path);
+      const params: ParamSpec[] = (op.parameters ?? []).map((p: any) => ({
+        name: p.name,
+        in: p.in,
+        required: Boolean(p.required),
+        spec: compileSchema(p.schema ?? {}, components),
+      }));
+      // Errors are reported path → query → header whatever the declaration order (CONTRACT §4).
+      const rank = { path: 0, query: 1, header: 2 } as const;
+      params.sort((a, b) => rank[a.in] - rank[b.in]);
+      let body: Operation['body'];
+      if (op.requestBody) {
+        const [mediaType, media] = Object.entries(op.requestBody.content as Record<string, any>)[0];
+        const spec = compileSchema(media.schema, components);
+        body = {
+          kind: BODY_KINDS[mediaType],
+          required: Boolean(op.requestBody.required),
+          spec,
+          fields: spec.kind === 'object' ? spec.fields : [],
+        };
+      }
+      byId.set(op.operationId, {
+        id: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        regex,
+        pathParams: names,
+        params,
+        body,
+        secured: Array.isArray(op.security) && op.security.length > 0,
+        statuses: Object.keys(op.responses ?? {}),
+      });
+    }
+  }
+  const order: string[] = doc['x-route-order'] ?? [...byId.keys()];
+  const missing = [...byId.keys()].filter((id) => !order.includes(id));
+  if (missing.length) throw new Error(`openapi.json: x-route-order does not list ${missing.join(', ')}`);
+  return order.map((id) => {
+    const op = byId.get(id);
+    if (!op) throw new Error(`openapi.json: x-route-order names unknown operation ${id}`);
+    return op;
+  });
+}

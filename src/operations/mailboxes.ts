@@ -1,0 +1,72 @@
+/** Connected mailboxes: list, get, update sender rules, sync, delete (CONTRACT §1, §2). */
+import { DETAIL, notFound } from '../errors/http-error.js';
+import { isoTime } from '../mock/clock.js';
+import type { StoredMailbox } from '../store/types.js';
+import type { Workspace } from '../store/workspace.js';
+import { workspaceOf, type Handler } from './types.js';
+
+export function mailboxView(m: StoredMailbox) {
+  return {
+    id: m.id,
+    email_address: m.email_address,
+    provider: m.provider,
+    healthy: m.healthy,
+    authorized_scopes: m.authorized_scopes,
+    allow_all_senders: m.allow_all_senders,
+    allowed_sender_domains: m.allowed_sender_domains,
+    created_at: m.created_at === null ? null : isoTime(m.created_at),
+    updated_at: m.updated_at === null ? null : isoTime(m.updated_at),
+  };
+}
+
+/** Listed by created_at, then id (CONTRACT §8); a mailbox without created_at comes first. */
+function sorted(ws: Workspace): StoredMailbox[] {
+  return [...ws.mailboxes()].sort((a, b) => (a.created_at ?? -Infinity) - (b.created_at ?? -Infinity) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+function mailboxOr404(ws: Workspace, id: string): StoredMailbox {
+  const m = ws.mailbox(id);
+  if (!m) throw notFound(DETAIL.mailboxNotFound);
+  return m;
+}
+
+export const listMailboxes: Handler = async (_input, ctx) => ({ status: 200, json: { items: sorted(workspaceOf(ctx)).map(mailboxView) } });
+
+export const getMailbox: Handler = async ({ path }, ctx) => ({ status: 200, json: mailboxView(mailboxOr404(workspaceOf(ctx), path.mailbox_id)) });
+
+export const updateMailbox: Handler = async ({ path, body }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const m = mailboxOr404(ws, path.mailbox_id);
+  m.allow_all_senders = body.allow_all_senders;
+  // Omitted or null: unchanged (CONTRACT §2, §5).
+  if (body.allowed_sender_domains !== undefined && body.allowed_sender_domains !== null) m.allowed_sender_domains = body.allowed_sender_domains;
+  m.updated_at = ctx.clock.now();
+  await ws.save();
+  return { status: 200, json: mailboxView(m) };
+};
+
+/**
+ * Re-checks the selected mailboxes (all when nothing selects): `healthy` becomes the state of
+ * the provider connection, a hidden field scenarios and the control plane set.
+ */
+export const syncMailboxes: Handler = async ({ body }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const mailboxId: string | null = body?.mailbox_id ?? null;
+  const provider: string | null = body?.provider ?? null;
+  if (mailboxId !== null) mailboxOr404(ws, mailboxId);
+  const selected = sorted(ws).filter((m) => (mailboxId === null || m.id === mailboxId) && (provider === null || m.provider === provider));
+  const now = ctx.clock.now();
+  for (const m of selected) {
+    m.healthy = m.connection_healthy;
+    m.updated_at = now;
+  }
+  if (selected.length) await ws.save();
+  return { status: 200, json: { items: selected.map(mailboxView) } };
+};
+
+export const deleteMailbox: Handler = async ({ path }, ctx) => {
+  const ws = workspaceOf(ctx);
+  if (!ws.removeMailbox(path.mailbox_id)) throw notFound(DETAIL.mailboxNotFound);
+  await ws.save();
+  return { status: 204 };
+};

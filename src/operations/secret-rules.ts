@@ -1,0 +1,9 @@
+import { pyLen } from '../python/values.js';
+
+/**
+ * The hint shown for a secret (chosen, CONTRACT §2): its first 3 characters and `***` when the
+ * value has 8 or more characters, else just `***`, so short values reveal nothing.
+ */
+export function keyHint(value: string): string {
+  return pyLen(value) >= 8 ? `${Array.from(value).slice(0, 3).join('')}***` : '***';
+}

@@ -1,0 +1,77 @@
+/** Stored secrets: store, list, read by name, delete (CONTRACT §1, §2). */
+import { DETAIL, notFound } from '../errors/http-error.js';
+import { isoTime } from '../mock/clock.js';
+import type { StoredSecret } from '../store/types.js';
+import { keyHint } from './secret-rules.js';
+import { workspaceOf, type Handler } from './types.js';
+
+/** The metadata of a secret: never its value. */
+export function secretView(s: StoredSecret) {
+  return {
+    id: s.id,
+    namespace: s.namespace,
+    name: s.name,
+    key_hint: s.key_hint,
+    created_at: isoTime(s.created_at),
+    last_used_at: s.last_used_at === null ? null : isoTime(s.last_used_at),
+  };
+}
+
+/** Python compares strings by code point; JavaScript's `<` by UTF-16 unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
+    if (d) return d;
+  }
+}
+
+export const storeSecret: Handler = async ({ body }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const { name, value, namespace } = body as { name: string; value: string; namespace: StoredSecret['namespace'] };
+  const existing = ws.secret(namespace, name);
+  // Storing a name that exists in the namespace replaces the value and keeps id and created_at (chosen).
+  const secret: StoredSecret = existing ?? {
+    id: ws.newId('sec'),
+    namespace,
+    name,
+    value,
+    key_hint: '',
+    created_at: ctx.clock.now(),
+    last_used_at: null,
+  };
+  secret.value = value;
+  secret.key_hint = keyHint(value);
+  if (!existing) ws.addSecret(secret);
+  await ws.save();
+  return { status: 201, json: secretView(secret) };
+};
+
+export const listSecrets: Handler = async ({ query }, ctx) => {
+  const ns: string | null = query.namespace ?? null;
+  const items = workspaceOf(ctx)
+    .secrets()
+    .filter((s) => ns === null || s.namespace === ns)
+    .sort((a, b) => compareCodePoints(a.name, b.name) || compareCodePoints(a.namespace, b.namespace));
+  return { status: 200, json: { items: items.map(secretView) } };
+};
+
+export const getSecret: Handler = async ({ path, query }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const secret = ws.secret(query.namespace, path.name);
+  if (!secret) throw notFound(DETAIL.secretNotFound);
+  secret.last_used_at = ctx.clock.now();
+  await ws.save();
+  return { status: 200, json: { value: secret.value } };
+};
+
+export const deleteSecret: Handler = async ({ path }, ctx) => {
+  const ws = workspaceOf(ctx);
+  if (!ws.removeSecret(path.secret_id)) throw notFound(DETAIL.secretNotFound);
+  await ws.save();
+  return { status: 204 };
+};

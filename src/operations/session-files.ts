@@ -1,0 +1,127 @@
+/** Session files: list, upload, download, delete (CONTRACT §1, §2). */
+import { Readable } from 'node:stream';
+import mime from 'mime-types';
+import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
+import { isoTime } from '../mock/clock.js';
+import { scenarioFileBytes } from '../scenarios/seeded-content.js';
+import type { StoredFile, StoredSession } from '../store/types.js';
+import type { Workspace } from '../store/workspace.js';
+import { workspaceOf, type Handler } from './types.js';
+
+export function fileView(f: StoredFile) {
+  return {
+    id: f.id,
+    session_id: f.session_id,
+    filename: f.filename,
+    mime_type: f.mime_type,
+    size: f.size,
+    checksum: f.checksum,
+    created_at: isoTime(f.created_at),
+    expires_at: isoTime(f.expires_at),
+    source: f.source,
+  };
+}
+
+function sessionOr404(ws: Workspace, id: string): StoredSession {
+  const s = ws.session(id);
+  if (!s) throw notFound(DETAIL.sessionNotFound);
+  return s;
+}
+
+/** A file is expired from its expires_at on; expired files stay stored but are not listed. */
+export const isExpired = (f: StoredFile, now: number) => f.expires_at <= now;
+
+export const listSessionFiles: Handler = async ({ path, query }, ctx) => {
+  const session = sessionOr404(workspaceOf(ctx), path.session_id);
+  const now = ctx.clock.now();
+  const { source, limit, offset } = query as { source: string | null; limit: number; offset: number };
+  // One pass over the session's files, already in listing order: count what matches and keep
+  // only the requested page.
+  const page: StoredFile[] = [];
+  let total = 0;
+  for (const f of session.files) {
+    if (isExpired(f, now) || (source && f.source !== source)) continue;
+    if (total >= offset && page.length < limit) page.push(f);
+    total++;
+  }
+  return { status: 200, json: { files: page.map(fileView), total, limit, offset } };
+};
+
+/**
+ * The stored name: the client's name reduced to its last path segment (`/` and `\` both
+ * separate), control characters removed; empty becomes `upload` (CONTRACT §2).
+ */
+export function sanitizeFilename(name: string): string {
+  const last = name.split(/[/\\]/).pop() ?? '';
+  const clean = last.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+  return clean || 'upload';
+}
+
+export function mimeTypeFor(partType: string | undefined, filename: string): string {
+  const given = partType?.split(';')[0].trim().toLowerCase();
+  if (given && given !== 'application/octet-stream') return partType!.trim();
+  return mime.lookup(filename) || 'application/octet-stream';
+}
+
+export const uploadSessionFile: Handler = async ({ path, upload }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const session = sessionOr404(ws, path.session_id);
+  if (!upload) throw new Error('uploadSessionFile called without an upload');
+  if (upload.blob.tooLarge) throw new HttpError(413, DETAIL.fileTooLarge);
+  const now = ctx.clock.now();
+  const filename = sanitizeFilename(upload.filename);
+  const blob = await ctx.blobs.commit(upload.blob.temp);
+  const file: StoredFile = {
+    id: ws.newId('file'),
+    session_id: session.id,
+    filename,
+    mime_type: mimeTypeFor(upload.contentType, filename),
+    size: upload.blob.size,
+    checksum: upload.blob.checksum,
+    created_at: now,
+    expires_at: now + ctx.config.fileTtlMs,
+    source: 'user_upload',
+    blob,
+  };
+  ws.addFile(session, file);
+  await ws.save();
+  return { status: 201, json: fileView(file) };
+};
+
+function fileOr404(ws: Workspace, session: StoredSession, id: string): StoredFile {
+  const f = ws.file(session, id);
+  if (!f) throw notFound(DETAIL.fileNotFound);
+  return f;
+}
+
+/** Starlette's FileResponse: `filename="…"` when the name needs no quoting, else RFC 5987 `filename*`. */
+export function contentDisposition(filename: string): string {
+  const quoted = encodeURIComponent(filename).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return quoted === filename ? `attachment; filename="${filename}"` : `attachment; filename*=utf-8''${quoted}`;
+}
+
+export const downloadSessionFile: Handler = async ({ path }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const file = fileOr404(ws, sessionOr404(ws, path.session_id), path.file_id);
+  if (isExpired(file, ctx.clock.now())) throw new HttpError(410, DETAIL.fileExpired);
+  const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
+  // Starlette adds a charset to text/* media types.
+  const type = file.mime_type.startsWith('text/') && !/charset=/i.test(file.mime_type) ? `${file.mime_type}; charset=utf-8` : file.mime_type;
+  return {
+    status: 200,
+    stream,
+    headers: { 'Content-Type': type, 'Content-Length': String(file.size), 'Content-Disposition': contentDisposition(file.filename) },
+  };
+};
+
+export const deleteSessionFile: Handler = async ({ path }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const session = sessionOr404(ws, path.session_id);
+  const file = fileOr404(ws, session, path.file_id);
+  ws.removeFile(session, file.id);
+  await ws.save();
+  // The record goes first: a crash between the two leaves an unreferenced blob, which start-up
+  // sweeps, never a record without its bytes.
+  if (file.blob) await ctx.blobs.discard(file.blob);
+  return { status: 204 };
+};

@@ -1,0 +1,44 @@
+/** Options shared by createApp, startMockServer and the CLI, with their defaults. */
+import type { AuthMode } from './auth.js';
+import type { Clock } from './mock/clock.js';
+
+export interface MockOptions {
+  /** Built-in scenario name or path to a scenario file. Default `default`. */
+  scenario?: string;
+  /** Seeds fake values and generated ids. Default 1. */
+  seed?: number;
+  /** Data directory for a file-backed store. Without it (or with inMemory) state is in memory. */
+  dataDir?: string;
+  /** Keep JSON state in memory and blobs in a temporary directory removed on close. */
+  inMemory?: boolean;
+  /** Discard what the data directory holds and start from the scenario. */
+  resetData?: boolean;
+  /** `open` (default): any non-empty bearer token; `strict`: issued tokens and scenario API keys only. */
+  auth?: AuthMode;
+  /** File retention in seconds. Default 7 days. */
+  fileTtlSeconds?: number;
+  /** Upload limit in bytes. Default 100 MiB. */
+  maxUploadBytes?: number;
+  /** Validate every response against openapi.json (a mismatch becomes a 500 and is logged). */
+  validateResponses?: boolean;
+  /** pino level: fatal, error, warn, info (default), debug, trace, silent. */
+  logLevel?: string;
+  /** Where log lines go; default stdout. */
+  logDestination?: NodeJS.WritableStream;
+  /** The clock; tests pass one to move time. */
+  clock?: Clock;
+  /** Directory relative scenario paths resolve against. Default process.cwd(). */
+  cwd?: string;
+}
+
+export const DEFAULTS = {
+  scenario: 'default',
+  seed: 1,
+  auth: 'open' as AuthMode,
+  fileTtlSeconds: 7 * 24 * 3600,
+  maxUploadBytes: 100 * 1024 * 1024,
+  logLevel: 'info',
+  port: 8000,
+  host: '127.0.0.1',
+  dataDir: '.cloud-browser-mock',
+};

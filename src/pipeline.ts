@@ -1,0 +1,133 @@
+/**
+ * A service request as named stages, each a function of its own (after Prism): route → read the
+ * body → authenticate → validate → operate → send. The order is CONTRACT §8's: framing errors
+ * come before authentication, authentication before validation, validation before the 404s,
+ * 410s and 413s of the operation itself.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticate, type AuthContext } from './auth.js';
+import { DETAIL, HttpError } from './errors/http-error.js';
+import { readBody, type ParsedBody } from './http/body.js';
+import type { Clock } from './mock/clock.js';
+import type { Operation } from './openapi.js';
+import type { HandlerMap, OperationConfig, Reply } from './operations/types.js';
+import { pyDumps } from './python/values.js';
+import { parseQuery } from './python/url.js';
+import { matchRoute } from './router.js';
+import type { Store } from './store/store.js';
+import { validateInput } from './validation/input.js';
+import type { ResponseValidator } from './validation/responses.js';
+
+export interface PipelineDeps {
+  operations: Operation[];
+  handlers: HandlerMap;
+  store: Store;
+  clock: Clock;
+  authMode: AuthContext['mode'];
+  config: OperationConfig;
+  validateResponse?: ResponseValidator;
+}
+
+/** Facts about the request that the log line wants. */
+export interface RequestFacts {
+  /** The path matched an operation (whatever the method): a service request. */
+  service?: boolean;
+  operationId?: string;
+  principal?: string;
+}
+
+/** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
+function quoteLocation(url: string): string {
+  return Array.from(new TextEncoder().encode(url))
+    .map((b) => {
+      const c = String.fromCharCode(b);
+      return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+}
+
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
+  const body = Buffer.from(text, 'utf8');
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
+  res.end(body);
+}
+
+export function sendError(res: ServerResponse, e: HttpError) {
+  sendJsonText(res, e.status, pyDumps({ detail: e.detail }), e.headers);
+}
+
+async function discardBody(body: ParsedBody, store: Store) {
+  if (body.kind !== 'form') return;
+  for (const f of body.fields.values()) if (f.type === 'file') await store.blobs.discard(f.upload.blob.temp);
+  for (const b of body.discarded) await store.blobs.discard(b.temp);
+}
+
+/** Handles one service request; returns false when the path is not the service's. */
+export async function handleServiceRequest(req: IncomingMessage, res: ServerResponse, deps: PipelineDeps, facts: RequestFacts): Promise<boolean> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  const route = matchRoute(deps.operations, req.method ?? 'GET', rawPath);
+
+  if (route.kind === 'not-found') return false;
+  if (route.kind === 'redirect') {
+    const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+    const location = quoteLocation(`http://${host}${route.path}${rawQuery ? `?${rawQuery}` : ''}`);
+    res.writeHead(307, { Location: location, 'Content-Length': '0' });
+    res.end();
+    return true;
+  }
+  if (route.kind === 'method-not-allowed') {
+    facts.service = true;
+    sendError(res, new HttpError(405, DETAIL.methodNotAllowed, { Allow: route.allow }));
+    return true;
+  }
+
+  const op = route.op;
+  facts.service = true;
+  facts.operationId = op.id;
+  let body: ParsedBody = { kind: 'none' };
+  let committed = false;
+  try {
+    if (op.body) body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes });
+    const auth: AuthContext = { mode: deps.authMode, signingKey: deps.store.signingKey, users: deps.store.scenario.users, apiKeys: deps.store.scenario.apiKeys };
+    const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
+    if (principal) facts.principal = principal;
+    const input = validateInput(op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
+    const workspace = principal ? await deps.store.workspace(principal) : null;
+    const reply = await deps.handlers[op.id](input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
+    committed = true;
+    if (body.kind === 'form') {
+      // The upload that was stored is committed (renamed); anything else parsed is dropped.
+      for (const b of body.discarded) await deps.store.blobs.discard(b.temp);
+    }
+    send(res, op, reply, deps.validateResponse);
+  } catch (e) {
+    if (!(e instanceof HttpError)) throw e;
+    // Error answers are documented responses too: validate them like any other.
+    deps.validateResponse?.(op, e.status, 'application/json', JSON.parse(pyDumps({ detail: e.detail })));
+    sendError(res, e);
+  } finally {
+    if (!committed) await discardBody(body, deps.store);
+  }
+  return true;
+}
+
+function send(res: ServerResponse, op: Operation, reply: Reply, validate?: ResponseValidator) {
+  if (reply.stream) {
+    validate?.(op, reply.status, reply.headers?.['Content-Type'], undefined as unknown);
+    res.writeHead(reply.status, reply.headers);
+    reply.stream.on('error', () => res.destroy());
+    reply.stream.pipe(res);
+    return;
+  }
+  if (reply.json === undefined) {
+    validate?.(op, reply.status, undefined, undefined);
+    res.writeHead(reply.status, reply.headers);
+    res.end();
+    return;
+  }
+  validate?.(op, reply.status, 'application/json', reply.json);
+  sendJsonText(res, reply.status, JSON.stringify(reply.json), reply.headers);
+}

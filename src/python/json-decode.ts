@@ -1,0 +1,218 @@
+/**
+ * `json.loads(body_bytes)` as CPython 3.11's C scanner does it, because FastAPI answers a body it
+ * cannot decode with `json_invalid` carrying Python's message and its offset in code points.
+ * V8's JSON.parse reports different messages and UTF-16 offsets, so we cannot translate its errors.
+ */
+import { PyFloat, type PyDict, type PyValue } from './values.js';
+
+export class JsonDecodeError extends Error {
+  constructor(readonly msg: string, readonly pos: number) {
+    super(`${msg}: char ${pos}`);
+  }
+}
+
+/** Bytes that are not valid in the detected encoding, or nesting past Python's recursion limit. */
+export class JsonUndecodableError extends Error {}
+
+const MAX_DEPTH = 1000;
+
+/** Python's `json.detect_encoding` followed by `bytes.decode(...)`. */
+export function decodeJsonBytes(b: Uint8Array): string {
+  const starts = (...sig: number[]) => sig.every((x, i) => b[i] === x);
+  let enc: string;
+  let skip = 0;
+  if (starts(0x00, 0x00, 0xfe, 0xff)) [enc, skip] = ['utf-32be', 4];
+  else if (starts(0xff, 0xfe, 0x00, 0x00)) [enc, skip] = ['utf-32le', 4];
+  else if (starts(0xfe, 0xff)) [enc, skip] = ['utf-16be', 2];
+  else if (starts(0xff, 0xfe)) [enc, skip] = ['utf-16le', 2];
+  else if (starts(0xef, 0xbb, 0xbf)) [enc, skip] = ['utf-8', 3];
+  else if (b.length >= 4) {
+    if (!b[0]) enc = b[1] ? 'utf-16be' : 'utf-32be';
+    else if (!b[1]) enc = b[2] || b[3] ? 'utf-16le' : 'utf-32le';
+    else enc = 'utf-8';
+  } else if (b.length === 2 && !b[0]) enc = 'utf-16be';
+  else if (b.length === 2 && !b[1]) enc = 'utf-16le';
+  else enc = 'utf-8';
+  const body = b.subarray(skip);
+  if (enc.startsWith('utf-32')) return decodeUtf32(body, enc === 'utf-32be');
+  try {
+    return new TextDecoder(enc, { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    throw new JsonUndecodableError(`body is not valid ${enc}`);
+  }
+}
+
+function decodeUtf32(b: Uint8Array, bigEndian: boolean): string {
+  if (b.length % 4) throw new JsonUndecodableError('truncated utf-32');
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let out = '';
+  for (let i = 0; i < b.length; i += 4) {
+    const cp = view.getUint32(i, !bigEndian);
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) throw new JsonUndecodableError('invalid utf-32');
+    out += String.fromCodePoint(cp);
+  }
+  return out;
+}
+
+const WS = new Set([' ', '\t', '\n', '\r']);
+const NUMBER = /^(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?/;
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** Parses decoded text; throws JsonDecodeError with Python's message and code-point offset. */
+export function pyJsonLoads(text: string): PyValue {
+  const s = Array.from(text);
+  const n = s.length;
+  const skipWs = (i: number) => {
+    while (i < n && WS.has(s[i])) i++;
+    return i;
+  };
+  // A StopIteration in Python's scanner: "Expecting value" at that index.
+  class Stop {
+    constructor(readonly idx: number) {}
+  }
+
+  function scanString(begin: number): [string, number] {
+    // begin is the index just after the opening quote
+    let out = '';
+    let i = begin;
+    for (;;) {
+      let j = i;
+      while (j < n && s[j] !== '"' && s[j] !== '\\') {
+        if (s[j].codePointAt(0)! < 0x20) throw new JsonDecodeError('Invalid control character at', j);
+        j++;
+      }
+      if (j >= n) throw new JsonDecodeError('Unterminated string starting at', begin - 1);
+      out += s.slice(i, j).join('');
+      if (s[j] === '"') return [out, j + 1];
+      // backslash
+      let next = j + 1;
+      if (next >= n) throw new JsonDecodeError('Unterminated string starting at', begin - 1);
+      const c = s[next];
+      if (c !== 'u') {
+        const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+        if (!(c in simple)) throw new JsonDecodeError('Invalid \\escape', next - 1);
+        out += simple[c];
+        i = next + 1;
+        continue;
+      }
+      next++;
+      let end = next + 4;
+      if (end >= n) throw new JsonDecodeError('Invalid \\uXXXX escape', next - 1);
+      const hex = s.slice(next, end).join('');
+      if (!HEX.test(hex)) throw new JsonDecodeError('Invalid \\uXXXX escape', end - 5);
+      let code = parseInt(hex, 16);
+      next = end;
+      if (code >= 0xd800 && code <= 0xdbff && end + 6 < n && s[next] === '\\' && s[next + 1] === 'u') {
+        const hex2 = s.slice(next + 2, next + 6).join('');
+        if (!HEX.test(hex2)) throw new JsonDecodeError('Invalid \\uXXXX escape', end + 1);
+        const code2 = parseInt(hex2, 16);
+        if (code2 >= 0xdc00 && code2 <= 0xdfff) {
+          code = 0x10000 + ((code - 0xd800) << 10) + (code2 - 0xdc00);
+          end += 6;
+        }
+      }
+      out += String.fromCodePoint(code);
+      i = end;
+    }
+  }
+
+  function scanOnce(idx: number, depth: number): [PyValue, number] {
+    if (idx >= n) throw new Stop(idx);
+    const c = s[idx];
+    if (c === '"') return scanString(idx + 1);
+    if (c === '{') return scanObject(idx + 1, depth + 1);
+    if (c === '[') return scanArray(idx + 1, depth + 1);
+    if (c === 'n' && s.slice(idx, idx + 4).join('') === 'null') return [null, idx + 4];
+    if (c === 't' && s.slice(idx, idx + 4).join('') === 'true') return [true, idx + 4];
+    if (c === 'f' && s.slice(idx, idx + 5).join('') === 'false') return [false, idx + 5];
+    // Python would accept NaN, Infinity and -Infinity here and then fail with a 500 when the
+    // response is encoded; we deliberately report them as "Expecting value" (CONTRACT §5).
+    const rest = s.slice(idx, idx + 400).join('');
+    const m = NUMBER.exec(rest);
+    if (m) {
+      let len = m[0].length;
+      if (len === rest.length && idx + len < n) {
+        // a number longer than the window: extend it
+        const full = NUMBER.exec(s.slice(idx).join(''))!;
+        len = full[0].length;
+        return [toNumber(full, idx), idx + len];
+      }
+      return [toNumber(m, idx), idx + len];
+    }
+    throw new Stop(idx);
+  }
+
+  function toNumber(m: RegExpExecArray, idx: number): PyValue {
+    if (m[2] === undefined && m[3] === undefined) return BigInt(m[1]);
+    const f = Number(m[0]);
+    if (!Number.isFinite(f)) throw new Stop(idx);
+    return new PyFloat(f);
+  }
+
+  function checkDepth(depth: number) {
+    if (depth > MAX_DEPTH) throw new JsonUndecodableError('maximum recursion depth exceeded');
+  }
+
+  function scanObject(idx: number, depth: number): [PyValue, number] {
+    checkDepth(depth);
+    const obj: PyDict = new Map();
+    let i = skipWs(idx);
+    if (s[i] !== '"') {
+      if (s[i] === '}') return [obj, i + 1];
+      throw new JsonDecodeError('Expecting property name enclosed in double quotes', i);
+    }
+    for (;;) {
+      const [key, afterKey] = scanString(i + 1);
+      i = skipWs(afterKey);
+      if (s[i] !== ':') throw new JsonDecodeError("Expecting ':' delimiter", i);
+      i = skipWs(i + 1);
+      let value: PyValue;
+      try {
+        [value, i] = scanOnce(i, depth);
+      } catch (e) {
+        if (e instanceof Stop) throw new JsonDecodeError('Expecting value', e.idx);
+        throw e;
+      }
+      obj.set(key, value);
+      i = skipWs(i);
+      if (s[i] === '}') return [obj, i + 1];
+      if (s[i] !== ',') throw new JsonDecodeError("Expecting ',' delimiter", i);
+      i = skipWs(i + 1);
+      if (s[i] !== '"') throw new JsonDecodeError('Expecting property name enclosed in double quotes', i);
+    }
+  }
+
+  function scanArray(idx: number, depth: number): [PyValue, number] {
+    checkDepth(depth);
+    const arr: PyValue[] = [];
+    let i = skipWs(idx);
+    if (s[i] === ']') return [arr, i + 1];
+    for (;;) {
+      let value: PyValue;
+      try {
+        [value, i] = scanOnce(i, depth);
+      } catch (e) {
+        if (e instanceof Stop) throw new JsonDecodeError('Expecting value', e.idx);
+        throw e;
+      }
+      arr.push(value);
+      i = skipWs(i);
+      if (s[i] === ']') return [arr, i + 1];
+      if (s[i] !== ',') throw new JsonDecodeError("Expecting ',' delimiter", i);
+      i = skipWs(i + 1);
+    }
+  }
+
+  const start = skipWs(0);
+  let value: PyValue;
+  let end: number;
+  try {
+    [value, end] = scanOnce(start, 0);
+  } catch (e) {
+    if (e instanceof Stop) throw new JsonDecodeError('Expecting value', e.idx);
+    throw e;
+  }
+  end = skipWs(end);
+  if (end !== n) throw new JsonDecodeError('Extra data', end);
+  return value;
+}

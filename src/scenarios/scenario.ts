@@ -1,0 +1,150 @@
+/**
+ * Scenarios: the data a new workspace starts from (CONTRACT §7, §8). A scenario file is validated
+ * against fixtures/scenario.schema.json at load; a bad one stops start-up with one line naming
+ * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { packageRoot } from '../package-root.js';
+import { keyHint } from '../operations/secret-rules.js';
+import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
+
+export const BUILT_IN_SCENARIOS = ['default', 'empty', 'paging', 'expiring', 'unhealthy-mailboxes'] as const;
+
+export interface ScenarioFile {
+  $schema?: string;
+  name: string;
+  description?: string;
+  generated_at: string;
+  users: { username: string; password: string }[];
+  api_keys: string[];
+  sessions: { id: string; actions: Record<string, unknown>[]; files: ScenarioFileRecord[] }[];
+  mailboxes: (Omit<StoredMailbox, 'created_at' | 'updated_at'> & { created_at: string | null; updated_at: string | null })[];
+  secrets: { id: string; namespace: StoredSecret['namespace']; name: string; value: string; created_at: string; last_used_at: string | null }[];
+}
+
+export interface ScenarioFileRecord {
+  id: string;
+  filename: string;
+  mime_type: string;
+  size: number;
+  checksum: string;
+  created_at: string;
+  expires_at: string;
+  source: StoredFile['source'];
+  content?: string;
+}
+
+/** A scenario loaded at an instant: its template workspace has absolute timestamps. */
+export interface LoadedScenario {
+  /** The name (built-in) or the path as given. */
+  ref: string;
+  users: Map<string, string>;
+  apiKeys: Set<string>;
+  template: Omit<WorkspaceData, 'principal'>;
+}
+
+export class ScenarioError extends Error {}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+let validator: ReturnType<Ajv2020['compile']> | undefined;
+function validateScenario(data: unknown) {
+  if (!validator) {
+    const ajv = new Ajv2020({ allErrors: false, strict: false });
+    addFormats(ajv);
+    validator = ajv.compile(JSON.parse(readFileSync(join(packageRoot, 'fixtures', 'scenario.schema.json'), 'utf8')));
+  }
+  return validator(data) ? null : validator.errors![0];
+}
+
+export function scenarioPath(ref: string, cwd = process.cwd()): string {
+  if ((BUILT_IN_SCENARIOS as readonly string[]).includes(ref)) return join(packageRoot, 'fixtures', `${ref}.json`);
+  return isAbsolute(ref) ? ref : resolve(cwd, ref);
+}
+
+export function readScenarioFile(ref: string, cwd?: string): ScenarioFile {
+  const file = scenarioPath(ref, cwd);
+  if (!existsSync(file)) {
+    throw new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ScenarioError(`scenario file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  const problem = validateScenario(data);
+  if (problem) {
+    const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
+    const extra = problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
+    throw new ScenarioError(`scenario file ${file}: ${where} ${problem.message}${extra}`);
+  }
+  checkConsistency(data as ScenarioFile, file);
+  return data as ScenarioFile;
+}
+
+/** What the schema cannot say: unique ids, and checksums that match the bytes served. */
+function checkConsistency(s: ScenarioFile, file: string) {
+  const fail = (where: string, what: string) => {
+    throw new ScenarioError(`scenario file ${file}: ${where} ${what}`);
+  };
+  const seen = new Set<string>();
+  s.sessions.forEach((session, i) => {
+    if (seen.has(session.id)) fail(`$.sessions[${i}].id`, `repeats ${session.id}`);
+    seen.add(session.id);
+    session.files.forEach((f, j) => {
+      const where = `$.sessions[${i}].files[${j}]`;
+      if (seen.has(f.id)) fail(`${where}.id`, `repeats ${f.id}`);
+      seen.add(f.id);
+      if (f.content !== undefined && Buffer.byteLength(f.content, 'utf8') !== f.size) fail(`${where}.size`, `is ${f.size} but content has ${Buffer.byteLength(f.content, 'utf8')} bytes`);
+      // Checking every derived checksum would cost seconds on the 5,000-file scenario; literal
+      // content is checked, derived bytes are checked by the fixture tests.
+      if (f.content !== undefined && sha256Hex(scenarioFileBytes(f)) !== f.checksum) fail(`${where}.checksum`, 'is not the SHA-256 of content');
+    });
+  });
+  s.mailboxes.forEach((m, i) => {
+    if (seen.has(m.id)) fail(`$.mailboxes[${i}].id`, `repeats ${m.id}`);
+    seen.add(m.id);
+  });
+  s.secrets.forEach((sec, i) => {
+    if (seen.has(sec.id)) fail(`$.secrets[${i}].id`, `repeats ${sec.id}`);
+    seen.add(sec.id);
+  });
+}
+
+/** Loads a scenario at `now`: every timestamp moves by (now − generated_at). */
+export function loadScenario(ref: string, now: number, cwd?: string): LoadedScenario {
+  const s = readScenarioFile(ref, cwd);
+  const shift = now - Date.parse(s.generated_at);
+  const at = (t: string) => Date.parse(t) + shift;
+  const atOrNull = (t: string | null) => (t === null ? null : at(t));
+  const sessions: StoredSession[] = s.sessions.map((session) => ({
+    id: session.id,
+    actions: session.actions as StoredSession['actions'],
+    files: session.files
+      .map((f) => ({ ...f, session_id: session.id, created_at: at(f.created_at), expires_at: at(f.expires_at) }))
+      .sort(compareFiles),
+  }));
+  const mailboxes: StoredMailbox[] = s.mailboxes.map((m) => ({ ...m, created_at: atOrNull(m.created_at), updated_at: atOrNull(m.updated_at) }));
+  const secrets: StoredSecret[] = s.secrets.map((sec) => ({
+    ...sec,
+    key_hint: keyHint(sec.value),
+    created_at: at(sec.created_at),
+    last_used_at: atOrNull(sec.last_used_at),
+  }));
+  return {
+    ref,
+    users: new Map(s.users.map((u) => [u.username, u.password])),
+    apiKeys: new Set(s.api_keys),
+    template: { format: 1, next_id: 0, sessions, mailboxes, secrets },
+  };
+}
+
+/** The listing order: newest first, then id descending. */
+export function compareFiles(a: { created_at: number; id: string }, b: { created_at: number; id: string }): number {
+  if (a.created_at !== b.created_at) return b.created_at - a.created_at;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}

@@ -1,0 +1,71 @@
+/** startMockServer(): createApp plus a listening HTTP server, for tests and the CLI. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, type MockApp } from './app.js';
+import { DEFAULTS, type MockOptions } from './options.js';
+
+export interface ServerOptions extends MockOptions {
+  /** Port to listen on; 0 (the default here) picks a free one. */
+  port?: number;
+  /** Interface to bind; default 127.0.0.1 (loopback only). */
+  host?: string;
+}
+
+export interface MockServer {
+  /** Base URL of the running mock, e.g. `http://127.0.0.1:54321`. */
+  url: string;
+  port: number;
+  app: MockApp;
+  /** Stops accepting connections, lets in-flight requests finish, flushes state. */
+  close(): Promise<void>;
+  /** Resets every workspace (or one principal's) to the scenario. */
+  reset(principal?: string): Promise<void>;
+}
+
+/**
+ * Starts the mock on a free port with an in-memory store (unless `dataDir` is given).
+ *
+ * @example
+ * ```ts
+ * import { startMockServer } from 'cloud-browser-mock';
+ *
+ * const mock = await startMockServer();
+ * const res = await fetch(`${mock.url}/secrets`, { headers: { Authorization: 'Bearer sk_test_demo' } });
+ * // (await res.json()).items → the default scenario's secrets
+ * await mock.close();
+ * ```
+ */
+export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
+  const app = await createApp(options);
+  const server: Server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, app);
+  const host = options.host ?? DEFAULTS.host;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await app.mock.close();
+    throw e;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    app,
+    reset: (principal) => app.mock.store.reset(principal),
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await app.mock.close();
+      })()),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * A lowdb adapter for one JSON file that (1) replaces the file atomically (write a temporary
+ * file, then rename), so a crash never leaves it half-written, and (2) coalesces: while one
+ * write is on its way to disk, later writes wait and are folded into one rewrite made from the
+ * newest data. Every promise resolves only once data at least as new as its own is on disk.
+ * Unlike lowdb's own DataFile, it serialises when it writes, not when asked, so a burst of N
+ * writes costs two serialisations, not N.
+ */
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+
+export class CoalescingJsonFile<T> implements Adapter<T> {
+  readonly #file: string;
+  readonly #temp: string;
+  #writing: Promise<void> | null = null;
+  #pending: { data: T; promise: Promise<void> } | null = null;
+
+  constructor(file: string) {
+    this.#file = file;
+    this.#temp = join(dirname(file), `.${basename(file)}.tmp`);
+  }
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.#file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    return JSON.parse(text) as T;
+  }
+
+  write(data: T): Promise<void> {
+    if (!this.#writing) return this.#start(data);
+    if (this.#pending) {
+      this.#pending.data = data;
+      return this.#pending.promise;
+    }
+    const pending = { data, promise: Promise.resolve() };
+    pending.promise = this.#writing.catch(() => undefined).then(() => {
+      this.#pending = null;
+      return this.#start(pending.data);
+    });
+    this.#pending = pending;
+    return pending.promise;
+  }
+
+  #start(data: T): Promise<void> {
+    const p = this.#writeNow(JSON.stringify(data)).finally(() => {
+      if (this.#writing === p) this.#writing = null;
+    });
+    this.#writing = p;
+    return p;
+  }
+
+  async #writeNow(text: string): Promise<void> {
+    const fh = await open(this.#temp, 'w');
+    try {
+      await fh.writeFile(text, 'utf8');
+    } finally {
+      await fh.close();
+    }
+    await rename(this.#temp, this.#file);
+  }
+
+  async remove(): Promise<void> {
+    await this.#writing?.catch(() => undefined);
+    await unlink(this.#file).catch(() => undefined);
+  }
+}

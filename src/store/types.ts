@@ -1,0 +1,65 @@
+/** What a workspace holds on disk. Timestamps are epoch milliseconds; the API formats them. */
+export type FileSource = 'user_upload' | 'session_download';
+export type MailboxProvider = 'gmail' | 'microsoft_outlook';
+export type SecretNamespace = 'llm_provider' | 'function_env';
+
+export interface StoredFile {
+  id: string;
+  session_id: string;
+  filename: string;
+  mime_type: string;
+  size: number;
+  checksum: string;
+  created_at: number;
+  expires_at: number;
+  source: FileSource;
+  /** Name of the blob holding an uploaded file's bytes. */
+  blob?: string;
+  /** Literal UTF-8 content of a scenario file; absent: bytes are derived from id and size. */
+  content?: string;
+}
+
+export type Action = Record<string, unknown> & { type: string };
+
+export interface StoredSession {
+  id: string;
+  actions: Action[];
+  /** Newest first: created_at descending, then id descending (the listing order). */
+  files: StoredFile[];
+}
+
+export interface StoredMailbox {
+  id: string;
+  email_address: string;
+  provider: MailboxProvider;
+  healthy: boolean;
+  authorized_scopes: string[];
+  allow_all_senders: boolean;
+  allowed_sender_domains: string[];
+  created_at: number | null;
+  updated_at: number | null;
+  /** The provider connection's real state, which the next sync reports as `healthy`. */
+  connection_healthy: boolean;
+}
+
+export interface StoredSecret {
+  id: string;
+  namespace: SecretNamespace;
+  name: string;
+  value: string;
+  key_hint: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface WorkspaceData {
+  format: 1;
+  principal: string;
+  /** Position of the id generator, persisted so ids never repeat after a restart. */
+  next_id: number;
+  sessions: StoredSession[];
+  mailboxes: StoredMailbox[];
+  secrets: StoredSecret[];
+}
+
+export const WORKSPACE_FORMAT = 1;

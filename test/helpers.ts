@@ -1,0 +1,67 @@
+/** Shared test helpers: an app with a fresh in-memory store, raw HTTP, and a few builders. */
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApp, type MockApp } from '../src/app.js';
+import { startMockServer, type MockServer, type ServerOptions } from '../src/server.js';
+import type { MockOptions } from '../src/options.js';
+
+export const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
+export const SHARED_SPEC = join(ROOT, '..', 'shared', 'spec');
+
+/** An app as the tests use it: in memory, quiet, every response validated against openapi.json. */
+export function testApp(options: MockOptions = {}): Promise<MockApp> {
+  return createApp({ logLevel: 'silent', validateResponses: true, ...options });
+}
+
+export function testServer(options: ServerOptions = {}): Promise<MockServer> {
+  return startMockServer({ logLevel: 'silent', validateResponses: true, ...options });
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+}
+
+/** Exactly the request given: method, path as written (no re-encoding), headers and body bytes. */
+export function rawRequest(
+  base: string,
+  req: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer | null },
+): Promise<RawResponse> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const r = httpRequest(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, setHost: !req.headers?.Host },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode!, headers: res.headers, body, text: body.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    if (req.body !== null && req.body !== undefined) r.write(req.body);
+    r.end();
+  });
+}
+
+/** A multipart body with the given parts. */
+export function multipart(boundary: string, parts: { name: string; filename?: string; type?: string; content: string | Buffer }[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;
+    if (p.filename !== undefined) head += `; filename="${p.filename}"`;
+    head += '\r\n';
+    if (p.type) head += `Content-Type: ${p.type}\r\n`;
+    chunks.push(Buffer.from(`${head}\r\n`), Buffer.from(p.content), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
