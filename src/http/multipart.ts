@@ -44,7 +44,8 @@ function parseParams(s: string): Map<string, string> {
   while (re.lastIndex < s.length && (m = re.exec(s))) {
     if (m[0] === '') break;
     const key = m[1].toLowerCase();
-    const value = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '').trim();
+    // Python's email.utils.unquote undoes only \\ and \" (a Windows path keeps its backslashes).
+    const value = m[2] !== undefined ? m[2].replace(/\\([\\"])/g, '$1') : (m[3] ?? '').trim();
     out.set(key, value);
   }
   return out;

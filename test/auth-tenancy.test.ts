@@ -1,0 +1,109 @@
+/** Authentication modes, the token endpoint, and one workspace per principal. */
+import { afterEach, describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import type { MockApp } from '../src/app.js';
+import { DETAIL } from '../src/errors/http-error.js';
+import { bearer, testApp } from './helpers.js';
+
+let app: MockApp;
+afterEach(() => app?.mock.close());
+
+const token = async (username = 'dev@example.com', password = 'password') =>
+  request(app).post('/token').type('form').send({ username, password, grant_type: 'password' });
+
+describe('createToken', () => {
+  test('a scenario user gets a bearer token', async () => {
+    app = await testApp();
+    const res = await token();
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer' });
+  });
+
+  test.each([
+    ['dev@example.com', 'wrong'],
+    ['nobody@example.com', 'password'],
+  ])('%s with password %s is 400 Incorrect username or password', async (u, p) => {
+    app = await testApp();
+    const res = await token(u, p);
+    expect([res.status, res.body]).toEqual([400, { detail: DETAIL.badLogin }]);
+  });
+
+  test('empty username and password are two missing errors, username first', async () => {
+    app = await testApp();
+    const res = await request(app).post('/token').type('form').send('username=&password=');
+    expect(res.body.detail.map((e: any) => [e.type, e.loc, e.input])).toEqual([
+      ['missing', ['body', 'username'], null],
+      ['missing', ['body', 'password'], null],
+    ]);
+  });
+});
+
+describe('open mode (default)', () => {
+  test('any non-empty bearer token is accepted', async () => {
+    app = await testApp();
+    expect((await request(app).get('/mailboxes').set(bearer('anything-at-all'))).status).toBe(200);
+  });
+
+  test('no token is 401 Not authenticated with WWW-Authenticate: Bearer', async () => {
+    app = await testApp();
+    const res = await request(app).get('/mailboxes');
+    expect([res.status, res.body, res.headers['www-authenticate']]).toEqual([401, { detail: DETAIL.notAuthenticated }, 'Bearer']);
+  });
+});
+
+describe('strict mode', () => {
+  test('a made-up token is 401 Could not validate credentials', async () => {
+    app = await testApp({ auth: 'strict' });
+    const res = await request(app).get('/mailboxes').set(bearer('made-up'));
+    expect([res.status, res.body, res.headers['www-authenticate']]).toEqual([401, { detail: DETAIL.invalidCredentials }, 'Bearer']);
+  });
+
+  test('the scenario API key and an issued token are accepted', async () => {
+    app = await testApp({ auth: 'strict' });
+    expect((await request(app).get('/mailboxes').set(bearer('sk_test_demo'))).status).toBe(200);
+    const { access_token } = (await token()).body;
+    expect((await request(app).get('/mailboxes').set(bearer(access_token))).status).toBe(200);
+  });
+
+  test('a token signed by another instance is refused', async () => {
+    const other = await testApp();
+    const { access_token } = (await request(other).post('/token').type('form').send({ username: 'dev@example.com', password: 'password' })).body;
+    await other.mock.close();
+    app = await testApp({ auth: 'strict' });
+    expect((await request(app).get('/mailboxes').set(bearer(access_token))).status).toBe(401);
+  });
+});
+
+describe('tenancy', () => {
+  test('two tokens have separate workspaces: one cannot see, read, change or delete the other’s data', async () => {
+    app = await testApp();
+    const alice = bearer('alice-token');
+    const bob = bearer('bob-token');
+    const stored = await request(app).post('/secrets').set(alice).send({ name: 'ALICE_ONLY', value: 'alice-secret-value' });
+    const uploaded = await request(app)
+      .post('/sessions/sess_demo/files')
+      .set(alice)
+      .attach('file', Buffer.from('alice bytes'), { filename: 'alice.txt', contentType: 'text/plain' });
+    expect(uploaded.status).toBe(201);
+    await request(app).delete('/mailboxes/mbx_gmail').set(alice);
+
+    expect((await request(app).get('/secrets').set(bob)).body.items.map((s: any) => s.name)).not.toContain('ALICE_ONLY');
+    expect((await request(app).get('/secrets/ALICE_ONLY?namespace=function_env').set(bob)).status).toBe(404);
+    expect((await request(app).delete(`/secrets/${stored.body.id}`).set(bob)).status).toBe(404);
+    expect((await request(app).get(`/sessions/sess_demo/files/${uploaded.body.id}`).set(bob)).status).toBe(404);
+    expect((await request(app).delete(`/sessions/sess_demo/files/${uploaded.body.id}`).set(bob)).status).toBe(404);
+    expect((await request(app).get('/sessions/sess_demo/files').set(bob)).body.total).toBe(2);
+    expect((await request(app).get('/mailboxes/mbx_gmail').set(bob)).status).toBe(200);
+
+    expect((await request(app).get('/secrets/ALICE_ONLY?namespace=function_env').set(alice)).body).toEqual({ value: 'alice-secret-value' });
+    expect((await request(app).get(`/sessions/sess_demo/files/${uploaded.body.id}`).set(alice)).status).toBe(200);
+  });
+
+  test('an issued token and the same user’s second token share one workspace', async () => {
+    app = await testApp();
+    const t1 = (await token()).body.access_token;
+    await request(app).post('/secrets').set(bearer(t1)).send({ name: 'SHARED', value: 'shared-value' });
+    const t2 = (await token()).body.access_token;
+    expect((await request(app).get('/secrets/SHARED?namespace=function_env').set(bearer(t2))).status).toBe(200);
+  });
+});

@@ -1,0 +1,118 @@
+/** The CLI as users meet it: a child process of the built command. */
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FLAGS, envName } from '../src/cli-args.js';
+import { ROOT } from './helpers.js';
+
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cbm-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20000 });
+
+/** Starts the CLI and resolves with its URL once it prints the listening line. */
+function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env } });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${err}`)), 15000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], output: () => out + err });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+test('--help lists every flag with its environment variable', () => {
+  const r = run(['--help']);
+  expect(r.status).toBe(0);
+  for (const flag of Object.keys(FLAGS)) {
+    expect(r.stdout).toContain(`--${flag}`);
+    if (flag !== 'help' && flag !== 'version') expect(r.stdout).toContain(envName(flag));
+  }
+});
+
+describe.each([
+  [['--bogus'], /^cloud-browser-mock: unknown option --bogus \(see --help\)\n$/],
+  [['--port', 'abc'], /^cloud-browser-mock: --port must be a port number from 0 to 65535, not "abc"\n$/],
+  [['--auth', 'maybe'], /^cloud-browser-mock: --auth must be open or strict, not "maybe"\n$/],
+  [['--file-ttl', 'soon'], /^cloud-browser-mock: --file-ttl must be a positive duration/],
+  [['--max-upload', '10 parsecs'], /^cloud-browser-mock: --max-upload must be a positive size/],
+  [['--in-memory', '--data-dir', 'x'], /^cloud-browser-mock: --data-dir and --in-memory exclude each other\n$/],
+  [['--port'], /^cloud-browser-mock: option --port needs a value/],
+])('bad flags: %j', (args, message) => {
+  test('print one line naming the flag and exit 2', () => {
+    const r = run(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+test('a bad value from the environment names the variable', () => {
+  const r = run([], { CBM_PORT: '99999' });
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain('CBM_PORT must be a port number');
+});
+
+test('starts on a free port, serves /health and an operation, and exits 0 on SIGTERM', async () => {
+  const { child, url } = await start(['--port', '0', '--in-memory', '--log-level', 'silent']);
+  const code = exited(child);
+  expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
+  const res = await fetch(`${url}/mailboxes`, { headers: { Authorization: 'Bearer sk_test_demo' } });
+  expect(res.status).toBe(200);
+  child.kill('SIGTERM');
+  expect(await code).toBe(0);
+});
+
+test('SIGINT also stops it cleanly; settings come from CBM_ variables', async () => {
+  const { child, url } = await start([], { CBM_PORT: '0', CBM_IN_MEMORY: 'true', CBM_AUTH: 'strict', CBM_LOG_LEVEL: 'silent' });
+  const code = exited(child);
+  expect((await fetch(`${url}/mailboxes`, { headers: { Authorization: 'Bearer made-up' } })).status).toBe(401);
+  child.kill('SIGINT');
+  expect(await code).toBe(0);
+});
+
+test('restarting on the data directory with another scenario stops with the --reset-data line', async () => {
+  const first = await start(['--port', '0', '--log-level', 'silent']);
+  const code = exited(first.child);
+  await fetch(`${first.url}/mailboxes`, { headers: { Authorization: 'Bearer t' } });
+  first.child.kill('SIGTERM');
+  expect(await code).toBe(0);
+  const r = run(['--port', '0', '--scenario', 'empty']);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/holds scenario "default" with seed 1, not "empty" with seed 1; start with --reset-data/);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+});
+
+test('logs one JSON line per service request with the contract’s fields, and never the token', async () => {
+  const { child, url, output } = await start(['--port', '0', '--in-memory']);
+  const code = exited(child);
+  await fetch(`${url}/secrets?namespace=llm_provider`, { headers: { Authorization: 'Bearer super-secret-token' } });
+  await fetch(`${url}/health`);
+  child.kill('SIGTERM');
+  expect(await code).toBe(0);
+  const lines = output().split('\n').filter((l) => l.startsWith('{'));
+  expect(lines).toHaveLength(1);
+  const entry = JSON.parse(lines[0]);
+  expect(entry).toMatchObject({ method: 'GET', url: '/secrets?namespace=llm_provider', operationId: 'listSecrets', status: 200 });
+  expect(entry.principal).toMatch(/^key:[0-9a-f]{12}$/);
+  expect(typeof entry.duration_ms).toBe('number');
+  expect(output()).not.toContain('super-secret-token');
+});
