@@ -72,6 +72,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
     },
     validateResponse: options.validateResponses ? createResponseValidator(document) : undefined,
+    texts: new WeakMap(),
   };
 
   const app = express() as unknown as MockApp;

@@ -14,6 +14,7 @@ import type { HandlerMap, OperationConfig, Reply } from './operations/types.js';
 import { pyDumps } from './python/values.js';
 import { parseQuery } from './python/url.js';
 import { matchRoute } from './router.js';
+import { stringifyCached, type TextCache } from './store/json-text.js';
 import type { Store } from './store/store.js';
 import { validateInput } from './validation/input.js';
 import type { ResponseValidator } from './validation/responses.js';
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   authMode: AuthContext['mode'];
   config: OperationConfig;
   validateResponse?: ResponseValidator;
+  /** Kept JSON text of the frozen values replies are made of (a listed file's view, say). */
+  texts: TextCache;
 }
 
 /** Facts about the request that the log line wants. */
@@ -102,7 +105,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
       // The upload that was stored is committed (renamed); anything else parsed is dropped.
       for (const b of body.discarded) await deps.store.blobs.discard(b.temp);
     }
-    send(res, op, reply, deps.validateResponse);
+    send(res, op, reply, deps);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     // Error answers are documented responses too: validate them like any other.
@@ -114,7 +117,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
   return true;
 }
 
-function send(res: ServerResponse, op: Operation, reply: Reply, validate?: ResponseValidator) {
+function send(res: ServerResponse, op: Operation, reply: Reply, { validateResponse: validate, texts }: PipelineDeps) {
   if (reply.stream) {
     validate?.(op, reply.status, reply.headers?.['Content-Type'], undefined as unknown);
     res.writeHead(reply.status, reply.headers);
@@ -129,5 +132,5 @@ function send(res: ServerResponse, op: Operation, reply: Reply, validate?: Respo
     return;
   }
   validate?.(op, reply.status, 'application/json', reply.json);
-  sendJsonText(res, reply.status, JSON.stringify(reply.json), reply.headers);
+  sendJsonText(res, reply.status, stringifyCached(reply.json, texts), reply.headers);
 }

@@ -36,11 +36,12 @@ export const getMailbox: Handler = async ({ path }, ctx) => ({ status: 200, json
 
 export const updateMailbox: Handler = async ({ path, body }, ctx) => {
   const ws = workspaceOf(ctx);
-  const m = mailboxOr404(ws, path.mailbox_id);
-  m.allow_all_senders = body.allow_all_senders;
-  // Omitted or null: unchanged (CONTRACT §2, §5).
-  if (body.allowed_sender_domains !== undefined && body.allowed_sender_domains !== null) m.allowed_sender_domains = body.allowed_sender_domains;
-  m.updated_at = ctx.clock.now();
+  const m = ws.updateMailbox(mailboxOr404(ws, path.mailbox_id), {
+    allow_all_senders: body.allow_all_senders,
+    // Omitted or null: unchanged (CONTRACT §2, §5).
+    ...(body.allowed_sender_domains !== undefined && body.allowed_sender_domains !== null ? { allowed_sender_domains: body.allowed_sender_domains } : {}),
+    updated_at: ctx.clock.now(),
+  });
   await ws.save();
   return { status: 200, json: mailboxView(m) };
 };
@@ -54,12 +55,10 @@ export const syncMailboxes: Handler = async ({ body }, ctx) => {
   const mailboxId: string | null = body?.mailbox_id ?? null;
   const provider: string | null = body?.provider ?? null;
   if (mailboxId !== null) mailboxOr404(ws, mailboxId);
-  const selected = sorted(ws).filter((m) => (mailboxId === null || m.id === mailboxId) && (provider === null || m.provider === provider));
   const now = ctx.clock.now();
-  for (const m of selected) {
-    m.healthy = m.connection_healthy;
-    m.updated_at = now;
-  }
+  const selected = sorted(ws)
+    .filter((m) => (mailboxId === null || m.id === mailboxId) && (provider === null || m.provider === provider))
+    .map((m) => ws.updateMailbox(m, { healthy: m.connection_healthy, updated_at: now }));
   if (selected.length) await ws.save();
   return { status: 200, json: { items: selected.map(mailboxView) } };
 };

@@ -35,18 +35,9 @@ export const storeSecret: Handler = async ({ body }, ctx) => {
   const { name, value, namespace } = body as { name: string; value: string; namespace: StoredSecret['namespace'] };
   const existing = ws.secret(namespace, name);
   // Storing a name that exists in the namespace replaces the value and keeps id and created_at (chosen).
-  const secret: StoredSecret = existing ?? {
-    id: ws.newId('sec'),
-    namespace,
-    name,
-    value,
-    key_hint: '',
-    created_at: ctx.clock.now(),
-    last_used_at: null,
-  };
-  secret.value = value;
-  secret.key_hint = keyHint(value);
-  if (!existing) ws.addSecret(secret);
+  const secret = existing
+    ? ws.updateSecret(existing, { value, key_hint: keyHint(value) })
+    : ws.addSecret({ id: ws.newId('sec'), namespace, name, value, key_hint: keyHint(value), created_at: ctx.clock.now(), last_used_at: null });
   await ws.save();
   return { status: 201, json: secretView(secret) };
 };
@@ -64,7 +55,7 @@ export const getSecret: Handler = async ({ path, query }, ctx) => {
   const ws = workspaceOf(ctx);
   const secret = ws.secret(query.namespace, path.name);
   if (!secret) throw notFound(DETAIL.secretNotFound);
-  secret.last_used_at = ctx.clock.now();
+  ws.updateSecret(secret, { last_used_at: ctx.clock.now() });
   await ws.save();
   return { status: 200, json: { value: secret.value } };
 };

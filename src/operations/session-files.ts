@@ -4,7 +4,8 @@ import mime from 'mime-types';
 import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
 import { isoTime } from '../mock/clock.js';
 import { scenarioFileBytes } from '../scenarios/seeded-content.js';
-import type { StoredFile, StoredSession } from '../store/types.js';
+import { deepFreeze } from '../store/json-text.js';
+import type { FileSource, StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
 import { workspaceOf, type Handler } from './types.js';
 
@@ -31,20 +32,16 @@ function sessionOr404(ws: Workspace, id: string): StoredSession {
 /** A file is expired from its expires_at on; expired files stay stored but are not listed. */
 export const isExpired = (f: StoredFile, now: number) => f.expires_at <= now;
 
+/** A file's view, made once per record (records never change) and frozen, so its JSON text is kept too. */
+const listedFileView = (f: StoredFile) => deepFreeze(fileView(f));
+
 export const listSessionFiles: Handler = async ({ path, query }, ctx) => {
-  const session = sessionOr404(workspaceOf(ctx), path.session_id);
-  const now = ctx.clock.now();
-  const { source, limit, offset } = query as { source: string | null; limit: number; offset: number };
-  // One pass over the session's files, already in listing order: count what matches and keep
-  // only the requested page.
-  const page: StoredFile[] = [];
-  let total = 0;
-  for (const f of session.files) {
-    if (isExpired(f, now) || (source && f.source !== source)) continue;
-    if (total >= offset && page.length < limit) page.push(f);
-    total++;
-  }
-  return { status: 200, json: { files: page.map(fileView), total, limit, offset } };
+  const ws = workspaceOf(ctx);
+  const session = sessionOr404(ws, path.session_id);
+  const { source, limit, offset } = query as { source: FileSource | null; limit: number; offset: number };
+  // The workspace keeps the files indexed by source and expiry, so this costs the page, not the session.
+  const page = ws.filePage(session, source, ctx.clock.now(), offset, limit);
+  return { status: 200, json: { files: page.files.map((f) => ws.derived(f, listedFileView)), total: page.total, limit, offset } };
 };
 
 /**

@@ -4,7 +4,8 @@
  * write is on its way to disk, later writes wait and are folded into one rewrite made from the
  * newest data. Every promise resolves only once data at least as new as its own is on disk.
  * Unlike lowdb's own DataFile, it serialises when it writes, not when asked, so a burst of N
- * writes costs two serialisations, not N.
+ * writes costs two serialisations, not N; and the serialiser is the caller's (the store's reuses
+ * the kept text of unchanged records).
  */
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -16,8 +17,11 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
   #writing: Promise<void> | null = null;
   #pending: { data: T; promise: Promise<void> } | null = null;
 
-  constructor(file: string) {
+  readonly #serialize: (data: T) => string;
+
+  constructor(file: string, serialize: (data: T) => string = JSON.stringify) {
     this.#file = file;
+    this.#serialize = serialize;
     this.#temp = join(dirname(file), `.${basename(file)}.tmp`);
   }
 
@@ -48,7 +52,7 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
   }
 
   #start(data: T): Promise<void> {
-    const p = this.#writeNow(JSON.stringify(data)).finally(() => {
+    const p = this.#writeNow(this.#serialize(data)).finally(() => {
       if (this.#writing === p) this.#writing = null;
     });
     this.#writing = p;

@@ -13,6 +13,7 @@ import type { Clock } from '../mock/clock.js';
 import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
+import { deepFreeze, stringifyCached, type TextCache } from './json-text.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
 
@@ -45,12 +46,14 @@ export class Store {
   #scenario: LoadedScenario;
   #seed: number;
   #workspaces = new Map<string, Promise<Workspace>>();
+  /** The JSON text of every stored record, shared by all workspaces (records are immutable). */
+  readonly #texts: TextCache = new WeakMap();
   readonly #opts: StoreOptions;
   readonly #wsDir: string | null;
 
   private constructor(opts: StoreOptions, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, wsDir: string | null) {
     this.#opts = opts;
-    this.#scenario = scenario;
+    this.#scenario = freezeTemplate(scenario);
     this.#seed = opts.seed;
     this.signingKey = signingKey;
     this.blobs = blobs;
@@ -110,7 +113,17 @@ export class Store {
   }
 
   async #create(principal: string): Promise<Workspace> {
-    const data: WorkspaceData = { ...structuredClone(this.#scenario.template), principal };
+    // The scenario's records are frozen values, so a new workspace shares them and copies only
+    // the lists that hold them (same keys, same order as the template).
+    const t = this.#scenario.template;
+    const data: WorkspaceData = {
+      format: t.format,
+      next_id: t.next_id,
+      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
+      mailboxes: [...t.mailboxes],
+      secrets: [...t.secrets],
+      principal,
+    };
     const db = new Low<WorkspaceData>(this.#adapter(principal), data);
     const ws = new Workspace(db, this.#seed);
     await ws.save();
@@ -118,7 +131,11 @@ export class Store {
   }
 
   #adapter(principal: string): Adapter<WorkspaceData> {
-    return this.#wsDir ? new CoalescingJsonFile<WorkspaceData>(join(this.#wsDir, workspaceFileName(principal))) : new Memory<WorkspaceData>();
+    return this.#wsDir ? this.#file(join(this.#wsDir, workspaceFileName(principal))) : new Memory<WorkspaceData>();
+  }
+
+  #file(path: string): CoalescingJsonFile<WorkspaceData> {
+    return new CoalescingJsonFile<WorkspaceData>(path, (data) => stringifyCached(data, this.#texts));
   }
 
   async #loadAll(): Promise<void> {
@@ -127,7 +144,7 @@ export class Store {
       if (!name.endsWith('.json')) continue;
       const file = join(this.#wsDir!, name);
       const data = readWorkspaceFile(file);
-      const db = new Low<WorkspaceData>(new CoalescingJsonFile<WorkspaceData>(file), data);
+      const db = new Low<WorkspaceData>(this.#file(file), data);
       const ws = new Workspace(db, this.#seed);
       for (const b of ws.blobNames()) referenced.add(b);
       this.#workspaces.set(data.principal, Promise.resolve(ws));
@@ -150,7 +167,7 @@ export class Store {
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
-    const scenario = loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd);
+    const scenario = freezeTemplate(loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd));
     await this.reset();
     this.#scenario = scenario;
     this.#seed = seed;
@@ -174,6 +191,18 @@ function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScena
   } catch (e) {
     throw new StartupError((e as Error).message);
   }
+}
+
+/** Freezes the template's records (not its lists), which workspaces then share. */
+function freezeTemplate(scenario: LoadedScenario): LoadedScenario {
+  const t = scenario.template;
+  for (const s of t.sessions) {
+    deepFreeze(s.actions);
+    for (const f of s.files) deepFreeze(f);
+  }
+  for (const m of t.mailboxes) deepFreeze(m);
+  for (const s of t.secrets) deepFreeze(s);
+  return scenario;
 }
 
 export function workspaceFileName(principal: string): string {

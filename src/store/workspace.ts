@@ -2,18 +2,29 @@
  * One principal's data: a lowdb document plus in-memory indexes over it. Handlers use these
  * methods and never touch lowdb. Every mutating method is followed by `save()`, awaited before
  * the response leaves, so an acknowledged write is on disk.
+ *
+ * Records (files, secrets, mailboxes, actions) are immutable values: deep-frozen, and changed by
+ * replacing them through the methods below. That is what lets the store keep each record's JSON
+ * text between writes and share the scenario's records between workspaces; assigning to a
+ * record's field throws a TypeError instead of silently going unsaved.
  */
 import { createHash } from 'node:crypto';
 import type { Low } from 'lowdb';
-import { compareFiles } from '../scenarios/scenario.js';
-import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
+import { SessionFileIndex, type FilePage } from './file-index.js';
+import { deepFreeze } from './json-text.js';
+import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
+
+const secretKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
 export class Workspace {
   readonly #db: Low<WorkspaceData>;
   readonly #seed: number;
-  #sessions = new Map<string, StoredSession>();
+  #sessions = new Map<string, { session: StoredSession; files: SessionFileIndex }>();
+  #secrets = new Map<string, StoredSecret>();
+  #mailboxes = new Map<string, StoredMailbox>();
+  readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
 
   constructor(db: Low<WorkspaceData>, seed: number) {
     this.#db = db;
@@ -29,9 +40,20 @@ export class Workspace {
     return this.#db.data.principal;
   }
 
-  /** Rebuilds the indexes after the document was replaced wholesale. */
+  /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
   reindex(): void {
-    this.#sessions = new Map(this.#db.data.sessions.map((s) => [s.id, s]));
+    const data = this.#db.data;
+    for (const s of data.sessions) {
+      deepFreeze(s.actions);
+      for (const f of s.files) deepFreeze(f);
+    }
+    for (const m of data.mailboxes) deepFreeze(m);
+    for (const s of data.secrets) deepFreeze(s);
+    this.#sessions = new Map(data.sessions.map((s) => [s.id, { session: s, files: new SessionFileIndex(s.files) }]));
+    // Should a document hold a name twice in a namespace, the first one is the secret.
+    this.#secrets = new Map();
+    for (const s of data.secrets) if (!this.#secrets.has(secretKey(s.namespace, s.name))) this.#secrets.set(secretKey(s.namespace, s.name), s);
+    this.#mailboxes = new Map(data.mailboxes.map((m) => [m.id, m]));
   }
 
   replace(data: WorkspaceData): void {
@@ -41,6 +63,21 @@ export class Workspace {
 
   save(): Promise<void> {
     return this.#db.write();
+  }
+
+  /**
+   * `derive(record)`, computed once per record: records never change, so neither does anything
+   * derived from one alone (the API view of a file, for instance).
+   */
+  derived<R extends object, T>(record: R, derive: (record: R) => T): T {
+    let memo = this.#derived.get(derive);
+    if (!memo) this.#derived.set(derive, (memo = new WeakMap()));
+    let value = memo.get(record) as T | undefined;
+    if (value === undefined) {
+      value = derive(record);
+      memo.set(record, value);
+    }
+    return value;
   }
 
   /**
@@ -58,73 +95,109 @@ export class Workspace {
   // sessions and files
 
   session(id: string): StoredSession | undefined {
-    return this.#sessions.get(id);
+    return this.#sessions.get(id)?.session;
   }
 
   addSession(session: StoredSession): void {
+    deepFreeze(session.actions);
+    for (const f of session.files) deepFreeze(f);
     this.#db.data.sessions.push(session);
-    this.#sessions.set(session.id, session);
+    this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
+  }
+
+  #files(session: StoredSession): SessionFileIndex {
+    const entry = this.#sessions.get(session.id);
+    if (!entry || entry.session !== session) throw new Error(`session ${session.id} is not in this workspace`);
+    return entry.files;
   }
 
   /** Inserts a file at its place in the listing order (binary search, no re-sort). */
   addFile(session: StoredSession, file: StoredFile): void {
-    const files = session.files;
-    let lo = 0;
-    let hi = files.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareFiles(files[mid], file) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    files.splice(lo, 0, file);
+    this.#files(session).add(deepFreeze(file));
   }
 
   file(session: StoredSession, fileId: string): StoredFile | undefined {
-    return session.files.find((f) => f.id === fileId);
+    return this.#files(session).get(fileId);
   }
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
-    const i = session.files.findIndex((f) => f.id === fileId);
-    return i < 0 ? undefined : session.files.splice(i, 1)[0];
+    return this.#files(session).remove(fileId);
+  }
+
+  /** A page of the session's unexpired files (of one source, or all), newest first, and their total. */
+  filePage(session: StoredSession, source: FileSource | null, now: number, offset: number, limit: number): FilePage {
+    return this.#files(session).page(source, now, offset, limit);
   }
 
   // mailboxes
 
-  mailboxes(): StoredMailbox[] {
+  mailboxes(): readonly StoredMailbox[] {
     return this.#db.data.mailboxes;
   }
 
   mailbox(id: string): StoredMailbox | undefined {
-    return this.#db.data.mailboxes.find((m) => m.id === id);
+    return this.#mailboxes.get(id);
+  }
+
+  /** Replaces a mailbox with a changed copy; returns the new record. */
+  updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
+    const list = this.#db.data.mailboxes;
+    const i = list.indexOf(mailbox);
+    if (i < 0) throw new Error(`mailbox ${mailbox.id} is not in this workspace`);
+    const next = deepFreeze({ ...mailbox, ...changes });
+    list[i] = next;
+    this.#mailboxes.set(next.id, next);
+    return next;
   }
 
   removeMailbox(id: string): boolean {
+    const m = this.#mailboxes.get(id);
+    if (!m) return false;
     const list = this.#db.data.mailboxes;
-    const i = list.findIndex((m) => m.id === id);
-    if (i < 0) return false;
-    list.splice(i, 1);
+    list.splice(list.indexOf(m), 1);
+    this.#mailboxes.delete(id);
     return true;
   }
 
   // secrets
 
-  secrets(): StoredSecret[] {
+  secrets(): readonly StoredSecret[] {
     return this.#db.data.secrets;
   }
 
   secret(namespace: string, name: string): StoredSecret | undefined {
-    return this.#db.data.secrets.find((s) => s.namespace === namespace && s.name === name);
+    return this.#secrets.get(secretKey(namespace, name));
   }
 
-  addSecret(secret: StoredSecret): void {
+  addSecret(secret: StoredSecret): StoredSecret {
+    deepFreeze(secret);
     this.#db.data.secrets.push(secret);
+    this.#secrets.set(secretKey(secret.namespace, secret.name), secret);
+    return secret;
+  }
+
+  /** Replaces a secret with a changed copy (same id, namespace and name); returns the new record. */
+  updateSecret(secret: StoredSecret, changes: Partial<Pick<StoredSecret, 'value' | 'key_hint' | 'last_used_at'>>): StoredSecret {
+    const list = this.#db.data.secrets;
+    const i = list.indexOf(secret);
+    if (i < 0) throw new Error(`secret ${secret.id} is not in this workspace`);
+    const next = deepFreeze({ ...secret, ...changes });
+    list[i] = next;
+    this.#secrets.set(secretKey(next.namespace, next.name), next);
+    return next;
   }
 
   removeSecret(id: string): boolean {
     const list = this.#db.data.secrets;
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;
-    list.splice(i, 1);
+    const [s] = list.splice(i, 1);
+    const key = secretKey(s.namespace, s.name);
+    if (this.#secrets.get(key) === s) {
+      const next = list.find((x) => secretKey(x.namespace, x.name) === key);
+      if (next) this.#secrets.set(key, next);
+      else this.#secrets.delete(key);
+    }
     return true;
   }
 
