@@ -13,7 +13,7 @@ import { DEFAULTS, type MockOptions } from './options.js';
 import { handleServiceRequest, sendError, sendJsonText, type RequestFacts } from './pipeline.js';
 import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
-import { createResponseValidator } from './validation/responses.js';
+import type { ResponseValidator } from './validation/responses.js';
 
 export interface MockRuntime {
   store: Store;
@@ -31,6 +31,12 @@ export type MockApp = Express & { mock: MockRuntime };
 function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
   const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
   return { ...doc, servers: [{ url: `http://${host}` }] };
+}
+
+/** Loaded only when asked for: Ajv and its compiled schemas are the dearest part of start-up. */
+async function responseValidator(document: OpenApiDocument): Promise<ResponseValidator> {
+  const { createResponseValidator } = await import('./validation/responses.js');
+  return createResponseValidator(document);
 }
 
 /**
@@ -71,7 +77,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
     },
-    validateResponse: options.validateResponses ? createResponseValidator(document) : undefined,
+    validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),
   };
 

@@ -14,7 +14,7 @@ import type { HandlerMap, OperationConfig, Reply } from './operations/types.js';
 import { pyDumps } from './python/values.js';
 import { parseQuery } from './python/url.js';
 import { matchRoute } from './router.js';
-import { stringifyCached, type TextCache } from './store/json-text.js';
+import { serializeJson, type TextCache } from './store/json-text.js';
 import type { Store } from './store/store.js';
 import { validateInput } from './validation/input.js';
 import type { ResponseValidator } from './validation/responses.js';
@@ -27,7 +27,7 @@ export interface PipelineDeps {
   authMode: AuthContext['mode'];
   config: OperationConfig;
   validateResponse?: ResponseValidator;
-  /** Kept JSON text of the frozen values replies are made of (a listed file's view, say). */
+  /** Kept JSON bytes of the frozen values replies are made of (a listed file's view, say). */
   texts: TextCache;
 }
 
@@ -50,7 +50,10 @@ function quoteLocation(url: string): string {
 }
 
 export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
-  const body = Buffer.from(text, 'utf8');
+  sendJsonBytes(res, status, Buffer.from(text, 'utf8'), headers);
+}
+
+export function sendJsonBytes(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string> = {}) {
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
   res.end(body);
 }
@@ -132,5 +135,5 @@ function send(res: ServerResponse, op: Operation, reply: Reply, { validateRespon
     return;
   }
   validate?.(op, reply.status, 'application/json', reply.json);
-  sendJsonText(res, reply.status, stringifyCached(reply.json, texts), reply.headers);
+  sendJsonBytes(res, reply.status, serializeJson(reply.json, texts), reply.headers);
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { generateScenarios, serialize } from '../scripts/scenarios.js';
-import { BUILT_IN_SCENARIOS, loadScenario, readScenarioFile } from '../src/scenarios/scenario.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { BUILT_IN_SCENARIOS, loadScenario, readScenarioFile, scenarioSchemaPath } from '../src/scenarios/scenario.js';
 import { scenarioFileBytes, sha256Hex } from '../src/scenarios/seeded-content.js';
 import { ROOT, bearer, testApp } from './helpers.js';
 
@@ -20,6 +21,11 @@ test('the generator lists every built-in scenario', () => {
 test.each([...BUILT_IN_SCENARIOS])('built-in scenario %s is valid and its checksums match the bytes served', (name) => {
   const s = readScenarioFile(name);
   for (const session of s.sessions) for (const f of session.files) expect(sha256Hex(scenarioFileBytes(f))).toBe(f.checksum);
+});
+
+test('the scenario schema is valid JSON Schema 2020-12 (start-up compiles it without the meta-schema check)', () => {
+  const ajv = new Ajv2020({ strict: false });
+  expect(ajv.validateSchema(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')))).toBe(true);
 });
 
 test('the default scenario holds the well-known records of the contract', () => {

@@ -11,33 +11,37 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { compareFiles } from '../src/scenarios/scenario.js';
 import { SessionFileIndex } from '../src/store/file-index.js';
-import { deepFreeze, stringifyCached, type TextCache } from '../src/store/json-text.js';
+import { deepFreeze, serializeJson, type TextCache } from '../src/store/json-text.js';
 import type { FileSource, StoredFile } from '../src/store/types.js';
 import { bearer, testApp } from './helpers.js';
+
+/** Any code points, lone surrogates too (JSON.stringify escapes those; UTF-8 must not see them). */
+const anyText = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c))) });
 
 /** A JSON value in which some objects and arrays are deep-frozen (kept) and others not. */
 const jsonWithFrozenParts = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
-    fc.constantFrom(null, true, false, 0, -1.5, 1e21, ''),
-    fc.string(),
+    fc.constantFrom(null, true, false, 0, -1.5, 1e21, '', ','),
+    anyText,
     fc.double({ noNaN: false }),
     tie('array'),
     tie('object'),
   ),
   array: fc.tuple(fc.array(tie('value'), { maxLength: 5 }), fc.boolean()).map(([a, frozen]) => (frozen ? deepFreeze(a) : a)),
   object: fc
-    .tuple(fc.dictionary(fc.string(), fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 5 }), fc.boolean())
+    .tuple(fc.dictionary(anyText, fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 5 }), fc.boolean())
     .map(([o, frozen]) => (frozen ? deepFreeze(o) : o)),
 }));
 
-describe('stringifyCached', () => {
-  test('writes exactly what JSON.stringify writes, kept text or not, first time and again', () => {
+describe('serializeJson', () => {
+  test('writes exactly the bytes of JSON.stringify, kept text or not, first time and again', () => {
     fc.assert(
       fc.property(jsonWithFrozenParts.value, (value) => {
         const cache: TextCache = new WeakMap();
-        expect(stringifyCached(value, cache)).toBe(JSON.stringify(value));
-        expect(stringifyCached(value, cache)).toBe(JSON.stringify(value));
+        const expected = Buffer.from(JSON.stringify(value), 'utf8');
+        expect(serializeJson(value, cache).equals(expected)).toBe(true);
+        expect(serializeJson(value, cache).equals(expected)).toBe(true);
       }),
     );
   });
@@ -45,9 +49,9 @@ describe('stringifyCached', () => {
   test('a replaced record is written anew; its unchanged neighbours come from the cache', () => {
     const cache: TextCache = new WeakMap();
     const doc = { secrets: [deepFreeze({ name: 'A', value: 'one' }), deepFreeze({ name: 'B', value: 'two' })] };
-    stringifyCached(doc, cache);
+    serializeJson(doc, cache);
     doc.secrets[1] = deepFreeze({ ...doc.secrets[1], value: 'three' });
-    expect(stringifyCached(doc, cache)).toBe('{"secrets":[{"name":"A","value":"one"},{"name":"B","value":"three"}]}');
+    expect(serializeJson(doc, cache).toString('utf8')).toBe('{"secrets":[{"name":"A","value":"one"},{"name":"B","value":"three"}]}');
   });
 });
 

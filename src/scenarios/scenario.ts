@@ -4,9 +4,9 @@
  * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../operations/secret-rules.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
@@ -49,23 +49,40 @@ export interface LoadedScenario {
 
 export class ScenarioError extends Error {}
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+/**
+ * Ajv is loaded and the schema compiled on the first scenario that needs checking: together they
+ * cost more than the rest of start-up, and the built-in scenarios do not need them (see
+ * readScenarioFile). The schema is ours and test/scenarios.test.ts checks it against the
+ * meta-schema, so Ajv need not compile the meta-schema at run time.
+ */
 let validator: ReturnType<Ajv2020['compile']> | undefined;
 function validateScenario(data: unknown) {
   if (!validator) {
-    const ajv = new Ajv2020({ allErrors: false, strict: false });
+    const require = createRequire(import.meta.url);
+    const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const addFormats = require('ajv-formats') as (ajv: Ajv2020) => void;
+    const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
     addFormats(ajv);
-    validator = ajv.compile(JSON.parse(readFileSync(join(packageRoot, 'fixtures', 'scenario.schema.json'), 'utf8')));
+    validator = ajv.compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
   }
   return validator(data) ? null : validator.errors![0];
 }
 
+export const scenarioSchemaPath = () => join(packageRoot, 'fixtures', 'scenario.schema.json');
+
+const isBuiltIn = (ref: string) => (BUILT_IN_SCENARIOS as readonly string[]).includes(ref);
+
 export function scenarioPath(ref: string, cwd = process.cwd()): string {
-  if ((BUILT_IN_SCENARIOS as readonly string[]).includes(ref)) return join(packageRoot, 'fixtures', `${ref}.json`);
+  if (isBuiltIn(ref)) return join(packageRoot, 'fixtures', `${ref}.json`);
   return isAbsolute(ref) ? ref : resolve(cwd, ref);
 }
 
-export function readScenarioFile(ref: string, cwd?: string): ScenarioFile {
+/**
+ * Reads and checks a scenario file. `trustBuiltIn` skips the schema check of a built-in scenario:
+ * those files are the seeded generator's output, which test/scenarios.test.ts compares byte for
+ * byte and validates, so start-up spares itself Ajv (the consistency checks still run).
+ */
+export function readScenarioFile(ref: string, cwd?: string, { trustBuiltIn = false } = {}): ScenarioFile {
   const file = scenarioPath(ref, cwd);
   if (!existsSync(file)) {
     throw new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`);
@@ -76,7 +93,7 @@ export function readScenarioFile(ref: string, cwd?: string): ScenarioFile {
   } catch (e) {
     throw new ScenarioError(`scenario file ${file} is not valid JSON: ${(e as Error).message}`);
   }
-  const problem = validateScenario(data);
+  const problem = trustBuiltIn && isBuiltIn(ref) ? null : validateScenario(data);
   if (problem) {
     const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
     const extra = problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
@@ -117,7 +134,7 @@ function checkConsistency(s: ScenarioFile, file: string) {
 
 /** Loads a scenario at `now`: every timestamp moves by (now − generated_at). */
 export function loadScenario(ref: string, now: number, cwd?: string): LoadedScenario {
-  const s = readScenarioFile(ref, cwd);
+  const s = readScenarioFile(ref, cwd, { trustBuiltIn: true });
   const shift = now - Date.parse(s.generated_at);
   const at = (t: string) => Date.parse(t) + shift;
   const atOrNull = (t: string | null) => (t === null ? null : at(t));

@@ -17,9 +17,9 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
   #writing: Promise<void> | null = null;
   #pending: { data: T; promise: Promise<void> } | null = null;
 
-  readonly #serialize: (data: T) => string;
+  readonly #serialize: (data: T) => string | Buffer;
 
-  constructor(file: string, serialize: (data: T) => string = JSON.stringify) {
+  constructor(file: string, serialize: (data: T) => string | Buffer = JSON.stringify) {
     this.#file = file;
     this.#serialize = serialize;
     this.#temp = join(dirname(file), `.${basename(file)}.tmp`);
@@ -59,7 +59,7 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
     return p;
   }
 
-  async #writeNow(text: string): Promise<void> {
+  async #writeNow(text: string | Buffer): Promise<void> {
     const fh = await open(this.#temp, 'w');
     try {
       await fh.writeFile(text, 'utf8');

@@ -1,12 +1,13 @@
 /**
  * JSON text with memory. Stored records are immutable values — deep-frozen; a change replaces
- * the record — so the text of a frozen object never changes and can be kept. Serialising a
- * workspace of 100k records after one of them changed then joins 100k kept strings instead of
- * writing every field again, and a page of session files splices in each file's kept text.
+ * the record — so the encoded text of a frozen object never changes and can be kept. Serialising
+ * a workspace of 100k records after one of them changed then copies 100k kept byte strings
+ * instead of writing and encoding every field again, and a page of session files copies in each
+ * file's kept bytes.
  */
 
-/** The JSON text of frozen objects, by identity. One per store, one per app; never shared with mutable data. */
-export type TextCache = WeakMap<object, string>;
+/** The UTF-8 JSON text of frozen objects, by identity. One per store, one per app. */
+export type TextCache = WeakMap<object, Buffer>;
 
 /** Freezes a plain JSON value and everything in it; returns it. */
 export function deepFreeze<T>(value: T): T {
@@ -17,38 +18,92 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * `JSON.stringify(value)` for plain JSON data (objects, arrays, strings, numbers, booleans,
- * null; undefined properties left out and toJSON honoured, as JSON.stringify does), reusing the cached text of every
- * frozen object in it. A frozen object must be deeply frozen (see deepFreeze): its text is taken
- * once and trusted from then on.
- */
-export function stringifyCached(value: unknown, cache: TextCache): string {
-  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value);
-  if (Object.isFrozen(value)) {
-    let text = cache.get(value);
-    if (text === undefined) {
-      text = JSON.stringify(value);
-      cache.set(value, text);
+const COMMA = 0x2c;
+
+/** Text pieces and kept byte strings, assembled into one Buffer at the end. */
+class Parts {
+  readonly #parts: (string | Buffer)[] = [];
+  #pending = '';
+
+  text(s: string): void {
+    this.#pending += s;
+  }
+
+  bytes(b: Buffer): void {
+    if (this.#pending) this.#parts.push(this.#pending);
+    this.#pending = '';
+    this.#parts.push(b);
+  }
+
+  toBuffer(): Buffer {
+    if (this.#pending) this.#parts.push(this.#pending);
+    let size = 0;
+    for (const p of this.#parts) size += typeof p === 'string' ? (p === ',' ? 1 : Buffer.byteLength(p, 'utf8')) : p.length;
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const p of this.#parts) {
+      if (typeof p !== 'string') {
+        out.set(p, at);
+        at += p.length;
+      } else if (p === ',') {
+        out[at++] = COMMA; // between two kept records: by far the most common piece
+      } else {
+        at += out.write(p, at, 'utf8');
+      }
     }
-    return text;
+    return out;
+  }
+}
+
+function isSkipped(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+function walk(value: unknown, cache: TextCache, out: Parts): void {
+  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    out.text(JSON.stringify(value));
+    return;
+  }
+  if (Object.isFrozen(value)) {
+    let bytes = cache.get(value);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(value), 'utf8');
+      cache.set(value, bytes);
+    }
+    out.bytes(bytes);
+    return;
   }
   if (Array.isArray(value)) {
-    let out = '[';
+    out.text('[');
     for (let i = 0; i < value.length; i++) {
-      if (i) out += ',';
+      if (i) out.text(',');
       const v = value[i];
-      out += v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 'null' : stringifyCached(v, cache);
+      if (isSkipped(v)) out.text('null');
+      else walk(v, cache, out);
     }
-    return `${out}]`;
+    out.text(']');
+    return;
   }
-  let out = '{';
+  out.text('{');
   let first = true;
   for (const key of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[key];
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${stringifyCached(v, cache)}`;
+    if (isSkipped(v)) continue;
+    out.text(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    walk(v, cache, out);
     first = false;
   }
-  return `${out}}`;
+  out.text('}');
+}
+
+/**
+ * `Buffer.from(JSON.stringify(value))` for plain JSON data (objects, arrays, strings, numbers,
+ * booleans, null; undefined properties left out and toJSON honoured, as JSON.stringify does),
+ * reusing the kept bytes of every frozen object in it. A frozen object must be deeply frozen
+ * (see deepFreeze): its text is taken once and trusted from then on.
+ */
+export function serializeJson(value: unknown, cache: TextCache): Buffer {
+  const out = new Parts();
+  walk(value, cache, out);
+  return out.toBuffer();
 }

@@ -13,7 +13,7 @@ import type { Clock } from '../mock/clock.js';
 import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
-import { deepFreeze, stringifyCached, type TextCache } from './json-text.js';
+import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
 
@@ -135,7 +135,7 @@ export class Store {
   }
 
   #file(path: string): CoalescingJsonFile<WorkspaceData> {
-    return new CoalescingJsonFile<WorkspaceData>(path, (data) => stringifyCached(data, this.#texts));
+    return new CoalescingJsonFile<WorkspaceData>(path, (data) => serializeJson(data, this.#texts));
   }
 
   async #loadAll(): Promise<void> {
