@@ -5,7 +5,7 @@
  * client sent (the raw string, or the parsed JSON value).
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
-import { PyFloat, isPyDict, pyLen, type PyDict, type PyValue } from '../python/values.js';
+import { PyFloat, isPyDict, pyLen, toPlain, type PyDict, type PyValue } from '../python/values.js';
 import type { FieldSpec, Spec } from './spec.js';
 
 /** Rust's `str::trim` (Unicode White_Space), which pydantic-core applies before parsing an int. */
@@ -129,11 +129,35 @@ export function validateJson(v: PyValue, spec: Spec, loc: Loc, errors: PydanticE
       });
       return ok ? out : invalid;
     }
+    case 'number': {
+      // Pydantic's lax float: ints, floats, and strings that parse as numbers.
+      let n: number | null = null;
+      if (typeof v === 'bigint') n = Number(v);
+      else if (v instanceof PyFloat) n = v.value;
+      else if (typeof v === 'boolean') n = v ? 1 : 0;
+      else if (typeof v === 'string' && /^\s*[+-]?(\d+(_\d+)*(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)) n = Number(v.replace(/_/g, ''));
+      if (n === null) return errors.push(typeof v === 'string' ? err.floatParsing(loc, v) : err.floatType(loc, v)), invalid;
+      if (spec.minimum !== undefined && n < spec.minimum) return errors.push(err.ge(loc, v, spec.minimum)), invalid;
+      if (spec.maximum !== undefined && n > spec.maximum) return errors.push(err.le(loc, v, spec.maximum)), invalid;
+      return n;
+    }
+    case 'dict': {
+      if (!isPyDict(v)) return errors.push(err.dictType(loc, v)), invalid;
+      if (!spec.values) return toPlain(v);
+      const out: Record<string, unknown> = {};
+      let ok = true;
+      for (const [k, item] of v) {
+        const r = validateJson(item, spec.values, [...loc, k], errors);
+        if (r === invalid) ok = false;
+        else out[k] = r;
+      }
+      return ok ? out : invalid;
+    }
     case 'object':
       if (!isPyDict(v)) return errors.push(err.modelType(loc, v)), invalid;
       return validateModel(v, spec.fields, loc, errors);
     default:
-      return v;
+      return toPlain(v);
   }
 }
 
