@@ -1,5 +1,5 @@
 /** startMockServer(): createApp plus a listening HTTP server, for tests and the CLI. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
 import type { Clock } from './mock/clock.js';
@@ -13,6 +13,10 @@ export interface ServerOptions extends MockOptions {
   port?: number;
   /** Interface to bind; default 127.0.0.1 (loopback only). */
   host?: string;
+  /** How long a client may take to send its request headers (ms); default 10 s. */
+  headersTimeoutMs?: number;
+  /** How long close() waits for in-flight requests before cutting them off (ms); default 10 s. */
+  shutdownGraceMs?: number;
 }
 
 export interface MockServer {
@@ -56,7 +60,18 @@ export interface MockServer {
  */
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
-  const server: Server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, app);
+  // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
+  // others (the server is asynchronous). Bodies may take as long as they take (100 MiB uploads).
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, app);
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    // Once shutting down, every answer closes its connection, so none lingers as keep-alive.
+    if (stopping) res.shouldKeepAlive = false;
+    res.on('close', () => inFlight.delete(res));
+  });
   const host = options.host ?? DEFAULTS.host;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -91,10 +106,15 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
     close: () =>
       (closing ??= (async () => {
+        // Stop accepting; let in-flight requests finish (within the grace period); then flush.
+        stopping = true;
+        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        clearTimeout(deadline);
         await app.mock.close();
       })()),
   };
