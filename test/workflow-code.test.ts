@@ -168,3 +168,9 @@ test('sess_demo’s inferred model compiles in Pydantic, validates the recorded 
   expect(report.returned).toEqual({ $model: 'ScrapeResult', dump: transactionsSample });
   expect(report.calls.map((c) => c.method)).toEqual(demoActions.map((a) => a.type));
 });
+
+test('the example export in the README is what sess_demo exports with both switches on', async () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const example = /## Workflow export[\s\S]*?```python\n([\s\S]*?)```/.exec(readme)![1];
+  expect(example).toBe((await code('sess_demo', switches(true, true))).body.python_script);
+});
