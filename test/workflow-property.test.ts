@@ -65,7 +65,10 @@ const scrape = fc
     { requiredKeys: [] },
   )
   .map((fields) => ({ type: 'scrape', ...fields }));
-const session = fc.array(fc.oneof(actionOf(fc.constantFrom(...ACTION_METHODS.keys())), actionOf(hostile), scrape, scrape), { maxLength: 6 });
+const session = fc.array(
+  fc.oneof(actionOf(fc.constantFrom(...ACTION_METHODS.keys())), actionOf(hostile), { arbitrary: scrape, weight: 2 }),
+  { maxLength: 6 },
+);
 
 /** What a store holds: the actions after a trip through JSON, as a scenario file gives them. */
 const sessions: Action[][] = fc.sample(session, { seed: SEED, numRuns: RUNS }).map((a) => JSON.parse(JSON.stringify(a)));

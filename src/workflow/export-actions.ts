@@ -9,7 +9,7 @@ import { ACTION_METHODS, FALLBACK_RESPONSE_FORMAT, RESULT_SAMPLE, SCRAPE, SDK } 
 
 export type Step =
   /** A call of `session.<method>(…)`; `model` types its response_format. */
-  | { kind: 'call'; method: string; params: [string, unknown][]; model: InferredModel | null }
+  | { kind: 'call'; type: string; method: string; params: [string, unknown][]; model: InferredModel | null }
   /** An action the SDK cannot replay, carried as a comment. */
   | { kind: 'unsupported'; action: Action };
 
@@ -57,7 +57,7 @@ export function planExport(actions: Action[], inferResponseFormat: boolean): Exp
     // A null parameter is left out of the call (chosen): None is what the SDK assumes for a
     // parameter not given, and the call then reads as the action was recorded.
     const params = Object.entries(action).filter(([k, v]) => k !== 'type' && v !== null && v !== undefined);
-    plan.steps.push({ kind: 'call', method, params, model });
+    plan.steps.push({ kind: 'call', type: action.type, method, params, model });
   }
   return plan;
 }

@@ -33,7 +33,7 @@ function callArguments(step: Extract<Step, { kind: 'call' }>): string {
  * is what a caller of `run()` wants, and which no recorded answer contradicts.
  */
 function returnedStep(steps: Step[]): Step | null {
-  const scrapes = steps.filter((s) => s.kind === 'call' && s.method === SCRAPE);
+  const scrapes = steps.filter((s) => s.kind === 'call' && s.type === SCRAPE);
   const last = scrapes.at(-1);
   return last?.kind === 'call' && last.model ? last : null;
 }

@@ -22,9 +22,10 @@ export const SCRAPE = 'scrape';
 
 /**
  * Action type → the session method that replays it. The recording shows goto, fill, click and
- * scrape; the others follow the same pattern (the method is named after the type) and are what
- * scenarios record. An action type not listed here is not replayed: the script carries it as a
- * comment, so an export never fails on a session the SDK cannot replay.
+ * scrape, each method named after its type; the others are named the same way: wait, which the
+ * default scenario records, and the common browser actions a scenario of one's own may record.
+ * An action type not listed here is not replayed: the script carries it as a comment, so an
+ * export never fails on a session the SDK cannot replay.
  */
 export const ACTION_METHODS: ReadonlyMap<string, string> = new Map([
   ['goto', 'goto'],
