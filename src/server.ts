@@ -2,6 +2,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
+import type { Clock } from './mock/clock.js';
+import type { Faults } from './mock/faults.js';
+import type { JournalEntry, JournalFilter } from './mock/journal.js';
+import { exportSnapshot } from './mock/snapshots.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 
 export interface ServerOptions extends MockOptions {
@@ -18,8 +22,19 @@ export interface MockServer {
   app: MockApp;
   /** Stops accepting connections, lets in-flight requests finish, flushes state. */
   close(): Promise<void>;
-  /** Resets every workspace (or one principal's) to the scenario. */
+  /**
+   * Resets every workspace (or one principal's) to the scenario. A full reset also clears the
+   * journal, the faults and the coverage counts.
+   */
   reset(principal?: string): Promise<void>;
+  /** The mock's clock: `set(ms)` freezes it, `advance(ms)` moves it, `reset()` goes back to real time. */
+  clock: Clock;
+  /** Faults: `add({ operationId, status, times?, … })`, `list()`, `remove(id)`, `clear()`. */
+  faults: Faults;
+  /** The request journal, newest first, optionally filtered. */
+  requests(filter?: JournalFilter): JournalEntry[];
+  /** A principal's full snapshot (sessions, files, mailboxes, secrets with values). */
+  workspace(principal: string): ReturnType<typeof exportSnapshot>;
 }
 
 /**
@@ -32,6 +47,10 @@ export interface MockServer {
  * const mock = await startMockServer();
  * const res = await fetch(`${mock.url}/secrets`, { headers: { Authorization: 'Bearer sk_test_demo' } });
  * // (await res.json()).items → the default scenario's secrets
+ *
+ * mock.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 }); // next call fails once
+ * mock.clock.advance(8 * 24 * 3600 * 1000);                                   // files expire
+ * mock.requests({ operationId: 'listSecrets' });                              // what the client sent
  * await mock.close();
  * ```
  */
@@ -58,7 +77,18 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     url: `http://${urlHost}:${port}`,
     port,
     app,
-    reset: (principal) => app.mock.store.reset(principal),
+    reset: async (principal) => {
+      await app.mock.store.reset(principal);
+      if (principal === undefined) {
+        app.mock.journal.clear();
+        app.mock.faults.clear();
+        app.mock.coverage.clear();
+      }
+    },
+    clock: app.mock.clock,
+    faults: app.mock.faults,
+    requests: (filter) => app.mock.journal.list(filter),
+    workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
     close: () =>
       (closing ??= (async () => {
         await new Promise<void>((resolve) => {
