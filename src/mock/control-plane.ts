@@ -326,6 +326,9 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   router.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
   router.use((e: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (e instanceof HttpError) return sendError(res, e);
+    // Express's own 4xx (a path parameter that is not valid percent-encoding, …).
+    const status = (e as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, new HttpError(status, (e as Error).message.split('\n')[0]));
     next(e);
   });
   return router;
