@@ -25,6 +25,10 @@ export interface MockOptions {
   logLevel?: string;
   /** Where log lines go; default stdout. */
   logDestination?: NodeJS.WritableStream;
+  /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
+  journalSize?: number;
+  /** When set, /__mock requires `Authorization: Bearer <adminToken>`. */
+  adminToken?: string;
   /** The clock; tests pass one to move time. */
   clock?: Clock;
   /** Directory relative scenario paths resolve against. Default process.cwd(). */

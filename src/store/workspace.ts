@@ -139,6 +139,13 @@ export class Workspace {
     return this.#mailboxes.get(id);
   }
 
+  addMailbox(mailbox: StoredMailbox): StoredMailbox {
+    deepFreeze(mailbox);
+    this.#db.data.mailboxes.push(mailbox);
+    this.#mailboxes.set(mailbox.id, mailbox);
+    return mailbox;
+  }
+
   /** Replaces a mailbox with a changed copy; returns the new record. */
   updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
     const list = this.#db.data.mailboxes;
