@@ -91,6 +91,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),
+    keyPrincipals: new Map<string, string>(),
   };
 
   const app = express() as unknown as MockApp;

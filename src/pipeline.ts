@@ -33,6 +33,8 @@ export interface PipelineDeps {
   validateResponse?: ResponseValidator;
   /** Kept JSON bytes of the frozen values replies are made of (a listed file's view, say). */
   texts: TextCache;
+  /** token → principal for API keys (see AuthContext). */
+  keyPrincipals?: Map<string, string>;
   faults?: Faults;
 }
 
@@ -124,7 +126,13 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
   const op = route.op;
   facts.service = true;
   facts.operationId = op.id;
-  const auth: AuthContext = { mode: deps.authMode, signingKey: deps.store.signingKey, users: deps.store.scenario.users, apiKeys: deps.store.scenario.apiKeys };
+  const auth: AuthContext = {
+    mode: deps.authMode,
+    signingKey: deps.store.signingKey,
+    users: deps.store.scenario.users,
+    apiKeys: deps.store.scenario.apiKeys,
+    keyPrincipals: deps.keyPrincipals,
+  };
   // A fault stands for the service failing: it applies right after routing, before anything
   // about the request is checked (CONTRACT §7).
   const fault = deps.faults?.take(op.id, op.secured ? principalOrNull(req.headers.authorization, auth) : null);

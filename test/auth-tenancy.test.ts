@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { keyPrincipal } from '../src/auth.js';
+import { authenticate, keyPrincipal, type AuthContext } from '../src/auth.js';
 import { DETAIL } from '../src/errors/http-error.js';
 import { bearer, testApp } from './helpers.js';
 
@@ -123,4 +123,14 @@ describe('tenancy', () => {
     const t2 = (await token()).body.access_token;
     expect((await request(app).get('/secrets/SHARED?namespace=function_env').set(bearer(t2))).status).toBe(200);
   });
+});
+
+test('the memo of API-key principals answers what hashing would, and stays bounded', () => {
+  const keyPrincipals = new Map<string, string>();
+  const ctx: AuthContext = { mode: 'open', signingKey: Buffer.alloc(32), users: new Map(), apiKeys: new Set(), keyPrincipals };
+  for (let i = 0; i < 5000; i++) {
+    const t = `sk_memo_${i % 4500}`;
+    expect(authenticate(`Bearer ${t}`, ctx)).toBe(keyPrincipal(t));
+  }
+  expect(keyPrincipals.size).toBeLessThanOrEqual(4096);
 });

@@ -24,29 +24,37 @@ const COMMA = 0x2c;
 class Parts {
   readonly #parts: (string | Buffer)[] = [];
   #pending = '';
+  #size = 0;
 
   text(s: string): void {
     this.#pending += s;
   }
 
   bytes(b: Buffer): void {
-    if (this.#pending) this.#parts.push(this.#pending);
-    this.#pending = '';
+    this.#flush();
     this.#parts.push(b);
+    this.#size += b.length;
+  }
+
+  #flush(): void {
+    const p = this.#pending;
+    if (!p) return;
+    this.#parts.push(p);
+    // Between two kept records the pending text is a lone comma, by far the most common piece.
+    this.#size += p === ',' ? 1 : Buffer.byteLength(p, 'utf8');
+    this.#pending = '';
   }
 
   toBuffer(): Buffer {
-    if (this.#pending) this.#parts.push(this.#pending);
-    let size = 0;
-    for (const p of this.#parts) size += typeof p === 'string' ? (p === ',' ? 1 : Buffer.byteLength(p, 'utf8')) : p.length;
-    const out = Buffer.allocUnsafe(size);
+    this.#flush();
+    const out = Buffer.allocUnsafe(this.#size);
     let at = 0;
     for (const p of this.#parts) {
       if (typeof p !== 'string') {
         out.set(p, at);
         at += p.length;
       } else if (p === ',') {
-        out[at++] = COMMA; // between two kept records: by far the most common piece
+        out[at++] = COMMA;
       } else {
         at += out.write(p, at, 'utf8');
       }
@@ -60,16 +68,23 @@ function isSkipped(v: unknown): boolean {
 }
 
 function walk(value: unknown, cache: TextCache, out: Parts): void {
-  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (value === null || typeof value !== 'object') {
+    out.text(JSON.stringify(value));
+    return;
+  }
+  // A kept record first: the common case, and one WeakMap look-up.
+  let bytes = cache.get(value);
+  if (bytes !== undefined) {
+    out.bytes(bytes);
+    return;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     out.text(JSON.stringify(value));
     return;
   }
   if (Object.isFrozen(value)) {
-    let bytes = cache.get(value);
-    if (bytes === undefined) {
-      bytes = Buffer.from(JSON.stringify(value), 'utf8');
-      cache.set(value, bytes);
-    }
+    bytes = Buffer.from(JSON.stringify(value), 'utf8');
+    cache.set(value, bytes);
     out.bytes(bytes);
     return;
   }
