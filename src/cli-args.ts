@@ -3,6 +3,7 @@
  * snake case; PORT and HOST are honoured as fallbacks. A bad flag is one line naming it.
  */
 import { parseArgs } from 'node:util';
+import { parseCorsOrigins } from './cors.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
 import { DEFAULTS } from './options.js';
 import type { ServerOptions } from './server.js';
@@ -26,6 +27,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   auth: { type: 'string', value: 'open|strict', help: 'open: any bearer token; strict: issued tokens and scenario API keys only (default open)' },
   'file-ttl': { type: 'string', value: 'DURATION', help: 'file retention: seconds or 90s, 24h, 7d, P7D (default 7d)' },
   'max-upload': { type: 'string', value: 'SIZE', help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)' },
+  cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
   'validate-responses': { type: 'boolean', help: 'check every response against openapi.json (slower; on in the test suite)' },
   help: { type: 'boolean', help: 'show this help' },
@@ -168,6 +170,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     const bytes = parseSize(maxUpload.value);
     if (bytes === null || bytes <= 0) throw new UsageError(`${maxUpload.from} must be a positive size such as 1048576, 100MiB or 10MB, not ${JSON.stringify(maxUpload.value)}`);
     options.maxUploadBytes = bytes;
+  }
+
+  const cors = get('cors');
+  if (cors.value !== undefined) {
+    const origins = parseCorsOrigins(cors.value);
+    if (!origins) throw new UsageError(`${cors.from} must be * or comma-separated origins such as http://localhost:5173, not ${JSON.stringify(cors.value)}`);
+    options.cors = origins;
   }
 
   const level = get('log-level');

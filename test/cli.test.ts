@@ -56,6 +56,8 @@ describe.each([
   [['--max-upload', '10 parsecs'], /^cloud-browser-mock: --max-upload must be a positive size/],
   [['--in-memory', '--data-dir', 'x'], /^cloud-browser-mock: --data-dir and --in-memory exclude each other\n$/],
   [['--port'], /^cloud-browser-mock: option --port needs a value/],
+  [['--cors', 'localhost:3000'], /^cloud-browser-mock: --cors must be \* or comma-separated origins such as http:\/\/localhost:5173, not "localhost:3000"\n$/],
+  [['--log-level', 'loud'], /^cloud-browser-mock: --log-level must be one of fatal, error, warn, info, debug, trace, silent, not "loud"\n$/],
 ])('bad flags: %j', (args, message) => {
   test('print one line naming the flag and exit 2', () => {
     const r = run(args);
