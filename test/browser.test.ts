@@ -15,6 +15,8 @@ import { ROOT, testServer } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
+// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
+if (!haveChromium && process.env.CBM_REQUIRE_BROWSER) throw new Error(`${CHROMIUM} is missing and CBM_REQUIRE_BROWSER is set (apt-get install -y chromium)`);
 if (!haveChromium) console.warn(`browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium); .ci/run installs it`);
 const describeInBrowser = haveChromium ? describe : describe.skip;
 
