@@ -145,9 +145,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     options.seed = Number(seed.value);
   }
 
-  const inMemory = bool('in-memory');
+  let inMemory = bool('in-memory');
   const dataDir = get('data-dir');
-  if (inMemory && dataDir.value !== undefined) throw new UsageError(`${dataDir.from} and --in-memory exclude each other`);
+  if (inMemory && dataDir.value !== undefined) {
+    // A flag overrides the environment (the Docker image sets CBM_DATA_DIR, and
+    // `docker run … --in-memory` must still work); the same level naming both is a mistake.
+    const memoryByFlag = values['in-memory'] === true;
+    const dirByFlag = dataDir.from === '--data-dir';
+    if (memoryByFlag === dirByFlag) throw new UsageError(`${memoryByFlag ? '--data-dir' : dataDir.from} and ${memoryByFlag ? '--in-memory' : envName('in-memory')} exclude each other`);
+    if (dirByFlag) inMemory = false;
+  }
   options.inMemory = inMemory;
   if (!inMemory) options.dataDir = dataDir.value ?? DEFAULTS.dataDir;
   options.resetData = bool('reset-data');

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FLAGS, envName } from '../src/cli-args.js';
+import { FLAGS, UsageError, envName, parseCli } from '../src/cli-args.js';
 import { ROOT } from './helpers.js';
 
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -65,6 +65,19 @@ describe.each([
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+});
+
+test.each([
+  [['--in-memory'], { CBM_DATA_DIR: '/data' }, { inMemory: true, dataDir: undefined }],
+  [['--data-dir', 'here'], { CBM_IN_MEMORY: 'true' }, { inMemory: false, dataDir: 'here' }],
+  [[], { CBM_DATA_DIR: '/data' }, { inMemory: false, dataDir: '/data' }],
+])('a flag overrides the environment between --in-memory and --data-dir: %j with %j', (argv, env, expected) => {
+  const { options } = parseCli(argv, env);
+  expect({ inMemory: options.inMemory, dataDir: options.dataDir }).toEqual(expected);
+});
+
+test('the environment naming both --in-memory and --data-dir is a usage error naming both variables', () => {
+  expect(() => parseCli([], { CBM_IN_MEMORY: '1', CBM_DATA_DIR: '/data' })).toThrow(new UsageError('CBM_DATA_DIR and CBM_IN_MEMORY exclude each other'));
 });
 
 test('a bad value from the environment names the variable', () => {
