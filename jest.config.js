@@ -1,7 +1,7 @@
 /** Jest 30 in ESM mode, TypeScript through @swc/jest (ts-jest does not work with TypeScript 7). */
 export default {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/examples/**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

@@ -19,11 +19,41 @@ const RETENTION = 7 * DAY;
 const USERS = [{ username: 'dev@example.com', password: 'password' }];
 const API_KEYS = ['sk_test_demo'];
 
+/**
+ * A realistic recorded flow: log in, wait for the dashboard, then three scrapes — one with no
+ * response_format and nothing to infer from, one that brought its own, and one whose result the
+ * recording kept (`result`), from which infer_response_format builds a model. The sample's keys
+ * are the kind real pages give: camelCase (`nextPage`), a Python keyword (`from`), values that are
+ * null in one item and not in another, integers and floats in the same column.
+ */
 const DEMO_ACTIONS = [
   { type: 'goto', url: 'https://example.com/login' },
+  { type: 'click', selector: 'button#accept-cookies' },
   { type: 'fill', selector: '#email', value: 'dev@example.com' },
   { type: 'click', selector: 'button[type=submit]' },
+  { type: 'wait', time_ms: 1500 },
   { type: 'scrape', instructions: 'Extract the account balance', response_format: null },
+  {
+    type: 'scrape',
+    instructions: "Extract the account holder's name and plan",
+    response_format: { type: 'object', properties: { name: { type: 'string' }, plan: { type: 'string' } }, required: ['name', 'plan'] },
+  },
+  { type: 'click', selector: 'a[href="/transactions"]' },
+  {
+    type: 'scrape',
+    instructions: 'Extract the recent transactions',
+    response_format: null,
+    result: {
+      account: 'Everyday Checking ••••4821',
+      currency: 'USD',
+      balance: 1234.56,
+      transactions: [
+        { date: '2024-12-30', description: 'Coffee Roasters', amount: -4.5, from: null },
+        { date: '2024-12-28', description: 'Salary', amount: 2500, from: 'ACME Corp' },
+      ],
+      nextPage: null,
+    },
+  },
 ];
 
 function literalFile(id: string, filename: string, mime_type: string, content: string, createdAt: number, source: ScenarioFileRecord['source']): ScenarioFileRecord {

@@ -16,6 +16,11 @@ import { handleServiceRequest, sendError, sendJsonText, type RequestFacts } from
 import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
 import { createResponseValidator } from './validation/responses.js';
+import { Coverage } from './mock/coverage.js';
+import { controlPlane } from './mock/control-plane.js';
+import { Faults } from './mock/faults.js';
+import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
+import { parseQuery } from './python/url.js';
 
 export interface MockRuntime {
   store: Store;
@@ -23,6 +28,9 @@ export interface MockRuntime {
   logger: Logger;
   operations: Operation[];
   document: OpenApiDocument;
+  journal: Journal;
+  faults: Faults;
+  coverage: Coverage;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -63,7 +71,11 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   });
   const document = readOpenApi();
   const operations = buildOperations(document);
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const faults = new Faults(options.seed ?? DEFAULTS.seed);
+  const coverage = new Coverage(operations);
   const deps = {
+    faults,
     operations,
     handlers,
     store,
@@ -85,8 +97,24 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
   app.use(docsRouter(document.info.title));
 
+  app.use(
+    '/__mock',
+    controlPlane({
+      store,
+      clock,
+      journal,
+      faults,
+      coverage,
+      adminToken: options.adminToken,
+      fileTtlMs: deps.config.fileTtlMs,
+      maxUploadBytes: deps.config.maxUploadBytes,
+      serviceOperationIds: operations.map((o) => o.id),
+    }),
+  );
+
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
+    const startedAt = clock.now();
     const facts: RequestFacts = {};
     try {
       const handled = await handleServiceRequest(req, res, deps, facts);
@@ -94,21 +122,24 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     } catch (e) {
       return next(e);
     } finally {
-      const log = () =>
-        facts.service &&
-        logger.info(
-          {
-            method: req.method,
-            url: req.originalUrl,
-            operationId: facts.operationId ?? null,
-            principal: facts.principal ?? null,
-            status: res.statusCode,
-            duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-          },
-          'request',
-        );
-      if (res.writableFinished) log();
-      else res.once('finish', log);
+      let done = false;
+      const record = () => {
+        if (done || !facts.service) return;
+        done = true;
+        const status = facts.dropped ? 0 : res.statusCode;
+        const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
+        const operationId = facts.operationId ?? null;
+        const principal = facts.principal ?? null;
+        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms }, 'request');
+        const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
+        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
+        if (operationId) coverage.record(operationId, status);
+      };
+      if (res.writableFinished || facts.dropped) record();
+      else {
+        res.once('finish', record);
+        res.once('close', record);
+      }
     }
   });
 
@@ -127,6 +158,9 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     logger,
     operations,
     document,
+    journal,
+    faults,
+    coverage,
     close: () => store.close(),
   };
   return app;

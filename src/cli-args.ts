@@ -27,6 +27,8 @@ export const FLAGS: Record<string, FlagSpec> = {
   auth: { type: 'string', value: 'open|strict', help: 'open: any bearer token; strict: issued tokens and scenario API keys only (default open)' },
   'file-ttl': { type: 'string', value: 'DURATION', help: 'file retention: seconds or 90s, 24h, 7d, P7D (default 7d)' },
   'max-upload': { type: 'string', value: 'SIZE', help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)' },
+  'journal-size': { type: 'string', value: 'N', help: 'how many service requests /__mock/requests keeps (default 1000)' },
+  'admin-token': { type: 'string', value: 'TOKEN', help: 'require Authorization: Bearer TOKEN on /__mock (default: open)' },
   cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
   'validate-responses': { type: 'boolean', help: 'check every response against openapi.json (slower; on in the test suite)' },
@@ -178,6 +180,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     if (bytes === null || bytes <= 0) throw new UsageError(`${maxUpload.from} must be a positive size such as 1048576, 100MiB or 10MB, not ${JSON.stringify(maxUpload.value)}`);
     options.maxUploadBytes = bytes;
   }
+
+  const journal = get('journal-size');
+  if (journal.value !== undefined) {
+    if (!/^\d+$/.test(journal.value)) throw new UsageError(`${journal.from} must be a whole number of requests, not ${JSON.stringify(journal.value)}`);
+    options.journalSize = Number(journal.value);
+  }
+  const admin = get('admin-token');
+  if (admin.value !== undefined) options.adminToken = admin.value;
 
   const cors = get('cors');
   if (cors.value !== undefined) {

@@ -30,6 +30,10 @@ export interface MockOptions {
   cors?: string[];
   /** Where log lines go; default stdout, as JSON. */
   logDestination?: NodeJS.WritableStream;
+  /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
+  journalSize?: number;
+  /** When set, /__mock requires `Authorization: Bearer <adminToken>`. */
+  adminToken?: string;
   /** The clock; tests pass one to move time. */
   clock?: Clock;
   /** Directory relative scenario paths resolve against. Default process.cwd(). */

@@ -15,6 +15,10 @@ import { pyDumps } from './python/values.js';
 import { parseQuery } from './python/url.js';
 import { matchRoute } from './router.js';
 import type { Store } from './store/store.js';
+import type { Faults } from './mock/faults.js';
+import { redactBody } from './mock/journal.js';
+import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
+import { toPlain } from './python/values.js';
 import { validateInput } from './validation/input.js';
 import type { ResponseValidator } from './validation/responses.js';
 
@@ -26,6 +30,7 @@ export interface PipelineDeps {
   authMode: AuthContext['mode'];
   config: OperationConfig;
   validateResponse?: ResponseValidator;
+  faults?: Faults;
 }
 
 /** Facts about the request that the log line wants. */
@@ -34,6 +39,32 @@ export interface RequestFacts {
   service?: boolean;
   operationId?: string;
   principal?: string;
+  /** The request body as the journal keeps it: parsed, with secrets replaced by "***". */
+  body?: unknown;
+  /** Set when the connection was dropped on purpose (a status-0 fault). */
+  dropped?: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the journal records of a body: parsed and redacted; uploads as name, size and checksum. */
+function journalBody(opId: string, body: ParsedBody): unknown {
+  switch (body.kind) {
+    case 'none':
+      return null;
+    case 'json':
+      return redactBody(opId, toPlain(body.value));
+    case 'raw':
+      // Unparsed text could hold anything, a secret included: only its size is kept.
+      return { unparsed_bytes: Buffer.byteLength(body.text) };
+    case 'form': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of body.fields) {
+        out[k] = v.type === 'field' ? v.value : { filename: v.upload.filename, size: v.upload.blob.size, checksum: v.upload.blob.checksum };
+      }
+      return redactBody(opId, out);
+    }
+  }
 }
 
 /** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
@@ -87,14 +118,36 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
   const op = route.op;
   facts.service = true;
   facts.operationId = op.id;
+  const auth: AuthContext = { mode: deps.authMode, signingKey: deps.store.signingKey, users: deps.store.scenario.users, apiKeys: deps.store.scenario.apiKeys };
+  // A fault stands for the service failing: it applies right after routing, before anything
+  // about the request is checked (CONTRACT §7).
+  const fault = deps.faults?.take(op.id, op.secured ? principalOrNull(req.headers.authorization, auth) : null);
+  if (fault) {
+    if (fault.delay_ms > 0) await sleep(fault.delay_ms);
+    if (fault.status === 0) {
+      facts.dropped = true;
+      req.socket.destroy();
+      return true;
+    }
+    sendJsonText(res, fault.status, JSON.stringify(fault.body), fault.headers);
+    return true;
+  }
   let body: ParsedBody = { kind: 'none' };
   let committed = false;
   try {
     if (op.body) body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes });
-    const auth: AuthContext = { mode: deps.authMode, signingKey: deps.store.signingKey, users: deps.store.scenario.users, apiKeys: deps.store.scenario.apiKeys };
+    facts.body = journalBody(op.id, body);
     const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
     if (principal) facts.principal = principal;
     const input = validateInput(op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
+    const prefer = parsePrefer(req.headers.prefer);
+    if (prefer.delayMs) await sleep(prefer.delayMs);
+    if (prefer.code !== undefined) {
+      const preferred = preferredError(op, prefer.code);
+      if (preferred) throw preferred;
+      const warning = preferenceWarning(op, prefer.code);
+      if (warning) res.setHeader('X-Mock-Warning', warning);
+    }
     const workspace = principal ? await deps.store.workspace(principal) : null;
     const reply = await deps.handlers[op.id](input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
     committed = true;
@@ -112,6 +165,14 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     if (!committed) await discardBody(body, deps.store);
   }
   return true;
+}
+
+function principalOrNull(header: string | undefined, auth: AuthContext): string | null {
+  try {
+    return authenticate(header, auth);
+  } catch {
+    return null;
+  }
 }
 
 function send(res: ServerResponse, op: Operation, reply: Reply, validate?: ResponseValidator) {

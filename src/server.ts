@@ -1,7 +1,11 @@
 /** startMockServer(): createApp plus a listening HTTP server, for tests and the CLI. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
+import type { Clock } from './mock/clock.js';
+import type { Faults } from './mock/faults.js';
+import type { JournalEntry, JournalFilter } from './mock/journal.js';
+import { exportSnapshot } from './mock/snapshots.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 
 export interface ServerOptions extends MockOptions {
@@ -9,6 +13,10 @@ export interface ServerOptions extends MockOptions {
   port?: number;
   /** Interface to bind; default 127.0.0.1 (loopback only). */
   host?: string;
+  /** How long a client may take to send its request headers (ms); default 10 s. */
+  headersTimeoutMs?: number;
+  /** How long close() waits for in-flight requests before cutting them off (ms); default 10 s. */
+  shutdownGraceMs?: number;
 }
 
 export interface MockServer {
@@ -18,8 +26,19 @@ export interface MockServer {
   app: MockApp;
   /** Stops accepting connections, lets in-flight requests finish, flushes state. */
   close(): Promise<void>;
-  /** Resets every workspace (or one principal's) to the scenario. */
+  /**
+   * Resets every workspace (or one principal's) to the scenario. A full reset also clears the
+   * journal, the faults and the coverage counts.
+   */
   reset(principal?: string): Promise<void>;
+  /** The mock's clock: `set(ms)` freezes it, `advance(ms)` moves it, `reset()` goes back to real time. */
+  clock: Clock;
+  /** Faults: `add({ operationId, status, times?, … })`, `list()`, `remove(id)`, `clear()`. */
+  faults: Faults;
+  /** The request journal, newest first, optionally filtered. */
+  requests(filter?: JournalFilter): JournalEntry[];
+  /** A principal's full snapshot (sessions, files, mailboxes, secrets with values). */
+  workspace(principal: string): ReturnType<typeof exportSnapshot>;
 }
 
 /**
@@ -32,12 +51,27 @@ export interface MockServer {
  * const mock = await startMockServer();
  * const res = await fetch(`${mock.url}/secrets`, { headers: { Authorization: 'Bearer sk_test_demo' } });
  * // (await res.json()).items → the default scenario's secrets
+ *
+ * mock.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 }); // next call fails once
+ * mock.clock.advance(8 * 24 * 3600 * 1000);                                   // files expire
+ * mock.requests({ operationId: 'listSecrets' });                              // what the client sent
  * await mock.close();
  * ```
  */
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
-  const server: Server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, app);
+  // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
+  // others (the server is asynchronous). Bodies may take as long as they take (100 MiB uploads).
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, app);
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    // Once shutting down, every answer closes its connection, so none lingers as keep-alive.
+    if (stopping) res.shouldKeepAlive = false;
+    res.on('close', () => inFlight.delete(res));
+  });
   const host = options.host ?? DEFAULTS.host;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -58,13 +92,29 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     url: `http://${urlHost}:${port}`,
     port,
     app,
-    reset: (principal) => app.mock.store.reset(principal),
+    reset: async (principal) => {
+      await app.mock.store.reset(principal);
+      if (principal === undefined) {
+        app.mock.journal.clear();
+        app.mock.faults.clear();
+        app.mock.coverage.clear();
+      }
+    },
+    clock: app.mock.clock,
+    faults: app.mock.faults,
+    requests: (filter) => app.mock.journal.list(filter),
+    workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
     close: () =>
       (closing ??= (async () => {
+        // Stop accepting; let in-flight requests finish (within the grace period); then flush.
+        stopping = true;
+        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        clearTimeout(deadline);
         await app.mock.close();
       })()),
   };

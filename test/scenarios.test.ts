@@ -28,7 +28,10 @@ test('the default scenario holds the well-known records of the contract', () => 
   expect(s.api_keys).toContain('sk_test_demo');
   const sessions = new Map(s.sessions.map((x) => [x.id, x]));
   expect(new Set(sessions.get('sess_demo')!.files.map((f) => f.source))).toEqual(new Set(['user_upload', 'session_download']));
-  expect(sessions.get('sess_demo')!.actions.some((a) => a.type === 'scrape' && a.response_format === null)).toBe(true);
+  const demoActions = sessions.get('sess_demo')!.actions;
+  expect(new Set(demoActions.map((a) => a.type))).toEqual(new Set(['goto', 'click', 'fill', 'wait', 'scrape']));
+  const scrapes = demoActions.filter((a) => a.type === 'scrape');
+  expect(scrapes.map((a) => [a.response_format === null, a.result !== undefined])).toEqual([[true, false], [false, false], [true, true]]);
   expect(sessions.get('sess_many_files')!.files.length).toBeGreaterThanOrEqual(150);
   expect(sessions.get('sess_empty')).toEqual({ id: 'sess_empty', actions: [], files: [] });
   expect(s.mailboxes.map((m) => [m.id, m.provider, m.healthy])).toEqual([['mbx_gmail', 'gmail', true], ['mbx_outlook', 'microsoft_outlook', false]]);

@@ -29,6 +29,9 @@ export const MSG = {
   string_too_long: (n: number) => `String should have at most ${n} character${n === 1 ? '' : 's'}`,
   string_pattern_mismatch: (p: string) => `String should match pattern '${p}'`,
   list_type: 'Input should be a valid list',
+  dict_type: 'Input should be a valid dictionary',
+  float_parsing: 'Input should be a valid number, unable to parse string as a number',
+  float_type: 'Input should be a valid number',
   model_attributes_type: 'Input should be a valid dictionary or object to extract fields from',
   json_invalid: 'JSON decode error',
   value_error_upload: "Value error, Expected UploadFile, received: <class 'str'>",
@@ -39,6 +42,8 @@ export const ERROR_TYPES = [
   'missing', 'greater_than_equal', 'less_than_equal', 'int_parsing', 'int_parsing_size', 'int_from_float', 'int_type',
   'bool_parsing', 'bool_type', 'enum', 'string_type', 'string_too_short', 'string_too_long',
   'string_pattern_mismatch', 'list_type', 'model_attributes_type', 'json_invalid', 'value_error',
+  // reachable only through the control plane's bodies:
+  'dict_type', 'float_parsing', 'float_type',
 ] as const;
 
 /** Pydantic's way of listing enum members: `'a' or 'b'`, `'a', 'b' or 'c'`. */
@@ -66,6 +71,9 @@ export const err = {
   tooLong: (loc: Loc, input: unknown, n: number): PydanticError => ({ type: 'string_too_long', loc, msg: MSG.string_too_long(n), input, ctx: { max_length: n } }),
   pattern: (loc: Loc, input: unknown, p: string): PydanticError => ({ type: 'string_pattern_mismatch', loc, msg: MSG.string_pattern_mismatch(p), input, ctx: { pattern: p } }),
   listType: (loc: Loc, input: unknown): PydanticError => ({ type: 'list_type', loc, msg: MSG.list_type, input }),
+  dictType: (loc: Loc, input: unknown): PydanticError => ({ type: 'dict_type', loc, msg: MSG.dict_type, input }),
+  floatParsing: (loc: Loc, input: unknown): PydanticError => ({ type: 'float_parsing', loc, msg: MSG.float_parsing, input }),
+  floatType: (loc: Loc, input: unknown): PydanticError => ({ type: 'float_type', loc, msg: MSG.float_type, input }),
   modelType: (loc: Loc, input: unknown): PydanticError => ({ type: 'model_attributes_type', loc, msg: MSG.model_attributes_type, input }),
   jsonInvalid: (pos: number, error: string): PydanticError => ({ type: 'json_invalid', loc: ['body', pos], msg: MSG.json_invalid, input: {}, ctx: { error } }),
   uploadExpected: (loc: Loc, input: string): PydanticError => ({ type: 'value_error', loc, msg: MSG.value_error_upload, input, ctx: { error: {} } }),

@@ -33,7 +33,7 @@ export type ParsedBody =
   /** Form fields (urlencoded or multipart); for a repeated name the last wins, as Starlette's FormData.get. */
   | { kind: 'form'; fields: Map<string, FormValue>; discarded: WrittenBlob[] };
 
-const utf8 = new TextDecoder('utf-8');
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();

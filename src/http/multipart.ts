@@ -27,7 +27,7 @@ export interface MultipartHandlers {
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_FIELD_BYTES = 1024 * 1024;
 const MAX_PARTS = 1000;
-const utf8 = new TextDecoder('utf-8');
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The boundary parameter of a multipart Content-Type, or null. */
 export function boundaryOf(contentType: string): string | null {

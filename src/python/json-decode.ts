@@ -35,21 +35,60 @@ export function decodeJsonBytes(b: Uint8Array): string {
   else enc = 'utf-8';
   const body = b.subarray(skip);
   if (enc.startsWith('utf-32')) return decodeUtf32(body, enc === 'utf-32be');
+  if (enc.startsWith('utf-16')) return decodeUtf16(body, enc === 'utf-16be');
   try {
-    return new TextDecoder(enc, { fatal: true, ignoreBOM: true }).decode(body);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
   } catch {
-    throw new JsonUndecodableError(`body is not valid ${enc}`);
+    return decodeUtf8SurrogatePass(body);
   }
 }
 
+const undecodable = (what: string) => new JsonUndecodableError(`body is not valid ${what}`);
+
+/** UTF-16 with Python's `surrogatepass`: lone surrogates are kept, an odd byte is an error. */
+function decodeUtf16(b: Uint8Array, bigEndian: boolean): string {
+  if (b.length % 2) throw undecodable('utf-16 (truncated)');
+  let out = '';
+  for (let i = 0; i < b.length; i += 2) out += String.fromCharCode(bigEndian ? (b[i] << 8) | b[i + 1] : b[i] | (b[i + 1] << 8));
+  return out;
+}
+
+/**
+ * UTF-8 as Python decodes it with `surrogatepass`: strict (no overlong forms, nothing past
+ * U+10FFFF), except that encoded surrogates (ED A0..BF xx) are accepted as lone surrogates.
+ * Only reached when the strict decoder refused the body.
+ */
+function decodeUtf8SurrogatePass(b: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < b.length; ) {
+    const c = b[i];
+    let cp: number;
+    let n: number;
+    if (c < 0x80) [cp, n] = [c, 1];
+    else if (c >= 0xc2 && c <= 0xdf) [cp, n] = [c & 0x1f, 2];
+    else if (c >= 0xe0 && c <= 0xef) [cp, n] = [c & 0x0f, 3];
+    else if (c >= 0xf0 && c <= 0xf4) [cp, n] = [c & 0x07, 4];
+    else throw undecodable('utf-8');
+    if (i + n > b.length) throw undecodable('utf-8');
+    for (let k = 1; k < n; k++) {
+      if ((b[i + k] & 0xc0) !== 0x80) throw undecodable('utf-8');
+      cp = (cp << 6) | (b[i + k] & 0x3f);
+    }
+    if ((n === 3 && cp < 0x800) || (n === 4 && (cp < 0x10000 || cp > 0x10ffff))) throw undecodable('utf-8');
+    out += cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
+    i += n;
+  }
+  return out;
+}
+
 function decodeUtf32(b: Uint8Array, bigEndian: boolean): string {
-  if (b.length % 4) throw new JsonUndecodableError('truncated utf-32');
+  if (b.length % 4) throw undecodable('utf-32 (truncated)');
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let out = '';
   for (let i = 0; i < b.length; i += 4) {
     const cp = view.getUint32(i, !bigEndian);
-    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) throw new JsonUndecodableError('invalid utf-32');
-    out += String.fromCodePoint(cp);
+    if (cp > 0x10ffff) throw undecodable('utf-32');
+    out += cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
   }
   return out;
 }

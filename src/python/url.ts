@@ -3,7 +3,7 @@
  * `urllib.parse.unquote` and Starlette parses the query with `parse_qsl(keep_blank_values=True)`.
  * Both keep an invalid escape such as `%zz` as written and turn invalid UTF-8 into U+FFFD.
  */
-const utf8 = new TextDecoder('utf-8');
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function pyUnquote(s: string): string {
   if (!s.includes('%')) return s;

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
+import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,6 +61,10 @@ export class BlobStore {
 
   async discard(name: string): Promise<void> {
     await unlink(join(this.dir, name)).catch(() => undefined);
+  }
+
+  readAll(name: string): Promise<Buffer> {
+    return readFile(join(this.dir, name));
   }
 
   read(name: string): Readable {

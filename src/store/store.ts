@@ -124,6 +124,11 @@ export class Store {
   async #loadAll(): Promise<void> {
     const referenced = new Set<string>();
     for (const name of readdirSync(this.#wsDir!)) {
+      // A temporary file is a rewrite a crash interrupted; the file it was replacing is intact.
+      if (name.endsWith('.tmp')) {
+        rmSync(join(this.#wsDir!, name), { force: true });
+        continue;
+      }
       if (!name.endsWith('.json')) continue;
       const file = join(this.#wsDir!, name);
       const data = readWorkspaceFile(file);

@@ -5,7 +5,7 @@
  * client sent (the raw string, or the parsed JSON value).
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
-import { PyFloat, isPyDict, pyLen, type PyDict, type PyValue } from '../python/values.js';
+import { PyFloat, isPyDict, pyLen, toPlain, type PyDict, type PyValue } from '../python/values.js';
 import type { FieldSpec, Spec } from './spec.js';
 
 /** Rust's `str::trim` (Unicode White_Space), which pydantic-core applies before parsing an int. */
@@ -15,6 +15,8 @@ const INT_DOT_ZEROS = /^([+-]?[0-9]+(?:_[0-9]+)*)\.0+$/;
 const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 const invalid = Symbol('invalid');
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
 type Out = unknown | typeof invalid;
 
 /** pydantic-core's `str_as_int`: trimmed, optional sign, `_` between digits, `.0…` allowed. */
@@ -84,6 +86,7 @@ export function validateJson(v: PyValue, spec: Spec, loc: Loc, errors: PydanticE
       if (typeof v === 'bigint') return checkBounds(v, spec, loc, v, errors);
       if (v instanceof PyFloat) {
         if (!Number.isInteger(v.value)) return errors.push(err.intFromFloat(loc, v)), invalid;
+        if (Math.abs(v.value) >= 2 ** 63) return errors.push(err.intParsingSize(loc, v)), invalid;
         return checkBounds(BigInt(v.value), spec, loc, v, errors);
       }
       if (typeof v === 'boolean') return checkBounds(BigInt(v ? 1 : 0), spec, loc, v, errors);
@@ -102,10 +105,11 @@ export function validateJson(v: PyValue, spec: Spec, loc: Loc, errors: PydanticE
         if (b === null) return errors.push(err.boolParsing(loc, v)), invalid;
         return b;
       }
-      // Numbers: 0 and 1 (also as 0.0 and 1.0) are accepted; other whole numbers cannot be
-      // interpreted, and a fractional number is not a boolean at all (CONTRACT §5).
-      if (typeof v === 'bigint' || (v instanceof PyFloat && Number.isInteger(v.value))) {
-        const n = typeof v === 'bigint' ? v : BigInt(v.value);
+      // Numbers: 0 and 1 (also as 0.0 and 1.0) are accepted; other whole numbers that fit a
+      // 64-bit integer cannot be interpreted; anything else (fractions, bigger numbers) is not a
+      // boolean at all (CONTRACT §5; pydantic-core's i64 boundary).
+      const n = typeof v === 'bigint' ? v : v instanceof PyFloat && Number.isInteger(v.value) && Math.abs(v.value) <= 2 ** 63 && v.value !== 2 ** 63 ? BigInt(v.value) : null;
+      if (n !== null && n >= I64_MIN && n <= I64_MAX) {
         if (n === 0n || n === 1n) return n === 1n;
         return errors.push(err.boolParsing(loc, v)), invalid;
       }
@@ -125,11 +129,35 @@ export function validateJson(v: PyValue, spec: Spec, loc: Loc, errors: PydanticE
       });
       return ok ? out : invalid;
     }
+    case 'number': {
+      // Pydantic's lax float: ints, floats, and strings that parse as numbers.
+      let n: number | null = null;
+      if (typeof v === 'bigint') n = Number(v);
+      else if (v instanceof PyFloat) n = v.value;
+      else if (typeof v === 'boolean') n = v ? 1 : 0;
+      else if (typeof v === 'string' && /^\s*[+-]?(\d+(_\d+)*(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)) n = Number(v.replace(/_/g, ''));
+      if (n === null) return errors.push(typeof v === 'string' ? err.floatParsing(loc, v) : err.floatType(loc, v)), invalid;
+      if (spec.minimum !== undefined && n < spec.minimum) return errors.push(err.ge(loc, v, spec.minimum)), invalid;
+      if (spec.maximum !== undefined && n > spec.maximum) return errors.push(err.le(loc, v, spec.maximum)), invalid;
+      return n;
+    }
+    case 'dict': {
+      if (!isPyDict(v)) return errors.push(err.dictType(loc, v)), invalid;
+      if (!spec.values) return toPlain(v);
+      const out: Record<string, unknown> = {};
+      let ok = true;
+      for (const [k, item] of v) {
+        const r = validateJson(item, spec.values, [...loc, k], errors);
+        if (r === invalid) ok = false;
+        else out[k] = r;
+      }
+      return ok ? out : invalid;
+    }
     case 'object':
       if (!isPyDict(v)) return errors.push(err.modelType(loc, v)), invalid;
       return validateModel(v, spec.fields, loc, errors);
     default:
-      return v;
+      return toPlain(v);
   }
 }
 

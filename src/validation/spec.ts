@@ -5,6 +5,9 @@
 export type Spec =
   | { kind: 'string'; nullable: boolean; minLength?: number; maxLength?: number; pattern?: string; default?: unknown }
   | { kind: 'integer'; nullable: boolean; minimum?: number; maximum?: number; default?: unknown }
+  | { kind: 'number'; nullable: boolean; minimum?: number; maximum?: number; default?: unknown }
+  /** A free-form object (`dict[str, T]`): any keys, values checked against `values` when given. */
+  | { kind: 'dict'; nullable: boolean; values?: Spec; default?: unknown }
   | { kind: 'boolean'; nullable: boolean; default?: unknown }
   | { kind: 'enum'; nullable: boolean; values: string[]; default?: unknown }
   | { kind: 'array'; nullable: boolean; items: Spec; default?: unknown }
@@ -42,11 +45,17 @@ export function compileSchema(schema: Schema, components: Record<string, Schema>
       return { kind: 'string', nullable, minLength: schema.minLength, maxLength: schema.maxLength, pattern: schema.pattern, ...dflt };
     case 'integer':
       return { kind: 'integer', nullable, minimum: schema.minimum, maximum: schema.maximum, ...dflt };
+    case 'number':
+      return { kind: 'number', nullable, minimum: schema.minimum, maximum: schema.maximum, ...dflt };
     case 'boolean':
       return { kind: 'boolean', nullable, ...dflt };
     case 'array':
       return { kind: 'array', nullable, items: compileSchema(schema.items ?? {}, components, depth + 1), ...dflt };
     case 'object': {
+      if (!schema.properties && schema.additionalProperties !== false) {
+        const values = typeof schema.additionalProperties === 'object' ? compileSchema(schema.additionalProperties, components, depth + 1) : undefined;
+        return { kind: 'dict', nullable, values, ...dflt };
+      }
       const required = new Set<string>(schema.required ?? []);
       const fields = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([name, s]) => ({
         name,

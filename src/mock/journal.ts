@@ -1,0 +1,78 @@
+/**
+ * The request journal (after WireMock's): the last N service requests, newest first, with their
+ * bodies redacted — a secret's value, a password and upload bytes never enter it.
+ */
+import { isoTime } from './clock.js';
+
+export interface JournalEntry {
+  id: string;
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  operationId: string | null;
+  principal: string | null;
+  status: number;
+  duration_ms: number;
+  body: unknown;
+}
+
+export interface JournalFilter {
+  operationId?: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  principal?: string;
+  /** Only entries at or after this instant (epoch ms). */
+  since?: number;
+  limit?: number;
+}
+
+export const DEFAULT_JOURNAL_SIZE = 1000;
+
+export class Journal {
+  #entries: (JournalEntry & { at: number })[] = [];
+  #next = 1;
+
+  constructor(readonly size: number = DEFAULT_JOURNAL_SIZE) {}
+
+  record(entry: Omit<JournalEntry, 'id' | 'time'>, at: number): void {
+    if (this.size <= 0) return;
+    this.#entries.push({ id: `req_${this.#next++}`, time: isoTime(at), at, ...entry });
+    if (this.#entries.length > this.size) this.#entries.splice(0, this.#entries.length - this.size);
+  }
+
+  list(f: JournalFilter = {}): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    for (let i = this.#entries.length - 1; i >= 0 && out.length < (f.limit ?? Infinity); i--) {
+      const e = this.#entries[i];
+      if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
+      if (f.method !== undefined && e.method !== f.method.toUpperCase()) continue;
+      if (f.path !== undefined && e.path !== f.path) continue;
+      if (f.status !== undefined && e.status !== f.status) continue;
+      if (f.principal !== undefined && e.principal !== f.principal) continue;
+      if (f.since !== undefined && e.at < f.since) continue;
+      const { at: _at, ...visible } = e;
+      out.push(visible);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.#entries = [];
+  }
+}
+
+/** Request-body fields that are secrets, by operation: replaced by "***" in the journal. */
+export const SECRET_FIELDS: Record<string, string[]> = {
+  storeSecret: ['value'],
+  createToken: ['password', 'client_secret'],
+};
+
+export function redactBody(operationId: string, body: unknown): unknown {
+  const secret = SECRET_FIELDS[operationId];
+  if (!secret || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const key of secret) if (key in copy) copy[key] = '***';
+  return copy;
+}

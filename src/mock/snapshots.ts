@@ -1,0 +1,122 @@
+/**
+ * Workspace snapshots for the control plane (CONTRACT §7): the service's own record shapes plus
+ * what the service hides (mailbox connection state, secret values). Export is a full snapshot;
+ * import replaces a workspace with one.
+ */
+import { keyHint } from '../operations/secret-rules.js';
+import { fileView } from '../operations/session-files.js';
+import { mailboxView } from '../operations/mailboxes.js';
+import { compareFiles } from '../scenarios/scenario.js';
+import { scenarioFileBytes, sha256Hex } from '../scenarios/seeded-content.js';
+import { isoTime } from './clock.js';
+import type { BlobStore } from '../store/blobs.js';
+import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import type { Workspace } from '../store/workspace.js';
+import { Readable } from 'node:stream';
+
+/** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
+export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
+  const d = ws.data;
+  const sessions = [];
+  for (const s of d.sessions) {
+    const files = [];
+    for (const f of s.files) {
+      const view: Record<string, unknown> = fileView(f);
+      if (blobs && f.blob) view.content_base64 = (await blobs.readAll(f.blob)).toString('base64');
+      files.push(view);
+    }
+    sessions.push({ id: s.id, actions: s.actions, files });
+  }
+  return {
+    sessions,
+    mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
+    secrets: d.secrets.map((s) => ({
+      id: s.id,
+      namespace: s.namespace,
+      name: s.name,
+      key_hint: s.key_hint,
+      created_at: isoTime(s.created_at),
+      last_used_at: s.last_used_at === null ? null : isoTime(s.last_used_at),
+      value: s.value,
+    })),
+  };
+}
+
+export function workspaceCounts(ws: Workspace) {
+  const d = ws.data;
+  return {
+    principal: ws.principal,
+    sessions: d.sessions.length,
+    // Expired files still count: they are stored until deleted, only hidden from listings.
+    files: d.sessions.reduce((n, s) => n + s.files.length, 0),
+    mailboxes: d.mailboxes.length,
+    secrets: d.secrets.length,
+  };
+}
+
+const ms = (t: string) => Date.parse(t);
+const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : Date.parse(t));
+
+/** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
+export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
+  const previousBlobs = new Map<string, string>();
+  for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
+  const kept = new Set<string>();
+  const sessions: StoredSession[] = [];
+  for (const s of snapshot.sessions) {
+    const files: StoredFile[] = [];
+    for (const f of s.files) {
+      const file: StoredFile = {
+        id: f.id,
+        session_id: s.id,
+        filename: f.filename,
+        mime_type: f.mime_type,
+        size: f.size,
+        checksum: f.checksum ?? '',
+        created_at: ms(f.created_at),
+        expires_at: ms(f.expires_at),
+        source: f.source,
+      };
+      if (typeof f.content_base64 === 'string') {
+        const bytes = Buffer.from(f.content_base64, 'base64');
+        const written = await blobs.writeTemp(Readable.from([bytes]), Infinity);
+        file.blob = await blobs.commit(written.temp);
+        file.size = bytes.length;
+        file.checksum = written.checksum;
+      } else if (previousBlobs.has(`${s.id}/${f.id}`)) {
+        file.blob = previousBlobs.get(`${s.id}/${f.id}`);
+        kept.add(file.blob!);
+      } else {
+        // No bytes given and none stored: derived from id and size, with a checksum to match.
+        file.checksum = sha256Hex(scenarioFileBytes(file));
+      }
+      files.push(file);
+    }
+    sessions.push({ id: s.id, actions: s.actions, files: files.sort(compareFiles) });
+  }
+  const mailboxes: StoredMailbox[] = snapshot.mailboxes.map((m: any) => ({
+    id: m.id,
+    email_address: m.email_address,
+    provider: m.provider ?? 'gmail',
+    healthy: m.healthy ?? m.connection_healthy,
+    authorized_scopes: m.authorized_scopes ?? [],
+    allow_all_senders: m.allow_all_senders ?? false,
+    allowed_sender_domains: m.allowed_sender_domains ?? [],
+    created_at: msOrNull(m.created_at) ?? now,
+    updated_at: msOrNull(m.updated_at) ?? now,
+    connection_healthy: m.connection_healthy,
+  }));
+  const secrets: StoredSecret[] = snapshot.secrets.map((s: any) => ({
+    id: s.id,
+    namespace: s.namespace,
+    name: s.name,
+    value: s.value,
+    key_hint: keyHint(s.value),
+    created_at: ms(s.created_at),
+    last_used_at: msOrNull(s.last_used_at),
+  }));
+  const data: WorkspaceData = { ...ws.data, sessions, mailboxes, secrets };
+  ws.replace(data);
+  await ws.save();
+  for (const [, blob] of previousBlobs) if (!kept.has(blob)) await blobs.discard(blob);
+}

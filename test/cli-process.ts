@@ -1,0 +1,47 @@
+/** Running the built CLI as a child process, the way users run it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './helpers.js';
+
+export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+export interface RunningCli {
+  child: ChildProcess;
+  url: string;
+  /** Everything printed so far (stdout then stderr). */
+  output(): string;
+  exited: Promise<number | null>;
+  /** Resident memory of the process, in bytes (Linux). */
+  rss(): number;
+}
+
+export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunningCli> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...opts.env } });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line in 15 s; stderr: ${err}`)), 15000);
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({
+        child,
+        url: m[1],
+        output: () => out + err,
+        exited,
+        rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening: ${err}`));
+    });
+  });
+}
