@@ -46,7 +46,7 @@ ENV NODE_ENV=production \
     CBM_DATA_DIR=/data
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-COPY package.json openapi.json README.md LICENSE ./
+COPY package.json openapi.json control-plane.openapi.json README.md LICENSE ./
 COPY fixtures ./fixtures
 # The data directory belongs to the unprivileged user the image runs as (uid 1000, "node").
 RUN mkdir -p /data && chown node:node /data

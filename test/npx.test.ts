@@ -2,7 +2,8 @@
  * The package as npx users get it: `npm pack` (its prepack builds from scratch), then
  * `npx --yes ./cloud-browser-mock-<version>.tgz --port 0` from an empty directory. The tarball
  * must hold exactly what the CLI needs (CONTRACT §7: compiled code with .d.ts and source maps,
- * openapi.json, fixtures, README, LICENSE) and nothing else.
+ * openapi.json, fixtures, README, LICENSE; and control-plane.openapi.json, which /__mock reads)
+ * and nothing else.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,10 +44,11 @@ function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
   );
 }
 
-test('the tarball ships compiled code with .d.ts and maps, openapi.json, fixtures, README, LICENSE, and nothing else', () => {
+test('the tarball ships compiled code with .d.ts and maps, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
-  expect(files).toEqual(['LICENSE', 'README.md', 'openapi.json', 'package.json', ...fixtures, ...compiled].sort());
+  // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
+  expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
 });
 
