@@ -145,6 +145,10 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
 
   // An unexpected fault: logged with its stack, answered as FastAPI does, never leaking either.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
+      return sendError(res, new HttpError(status, (error as Error).message.split('\n')[0]));
+    }
     logger.error({ err: error, method: req.method, url: req.originalUrl }, 'unhandled error');
     if (res.headersSent) return void res.destroy();
     const body = Buffer.from('Internal Server Error');

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
+import { keyPrincipal } from '../src/auth.js';
 import { DETAIL } from '../src/errors/http-error.js';
 import { bearer, testApp } from './helpers.js';
 
@@ -97,6 +98,22 @@ describe('tenancy', () => {
 
     expect((await request(app).get('/secrets/ALICE_ONLY?namespace=function_env').set(alice)).body).toEqual({ value: 'alice-secret-value' });
     expect((await request(app).get(`/sessions/sess_demo/files/${uploaded.body.id}`).set(alice)).status).toBe(200);
+  });
+
+  test('a mailbox only one principal has is 404 to another for get, update, sync and delete', async () => {
+    app = await testApp();
+    const made = await request(app).post(`/__mock/workspaces/${encodeURIComponent(keyPrincipal('alice-token'))}/mailboxes`).send({ email_address: 'a@x.example', provider: 'gmail' });
+    const id = made.body.id;
+    const bob = bearer('bob-token');
+    const answers = [
+      await request(app).get(`/mailboxes/${id}`).set(bob),
+      await request(app).patch(`/mailboxes/${id}`).set(bob).send({ allow_all_senders: true }),
+      await request(app).post('/mailboxes/sync').set(bob).send({ mailbox_id: id }),
+      await request(app).delete(`/mailboxes/${id}`).set(bob),
+    ];
+    // Indistinguishable from an id that never existed.
+    for (const res of answers) expect([res.status, res.body]).toEqual([404, { detail: DETAIL.mailboxNotFound }]);
+    expect((await request(app).get(`/mailboxes/${id}`).set(bearer('alice-token'))).status).toBe(200);
   });
 
   test('an issued token and the same user’s second token share one workspace', async () => {

@@ -11,7 +11,7 @@ import { DETAIL, HttpError, unauthorized, validationError } from '../errors/http
 import { err, type PydanticError } from '../errors/catalogue.js';
 import { readBody, readRaw } from '../http/body.js';
 import { mailboxView } from '../operations/mailboxes.js';
-import { fileView, mimeTypeFor, sanitizeFilename } from '../operations/session-files.js';
+import { fileView, storeUploadedFile } from '../operations/session-files.js';
 import { packageRoot } from '../package-root.js';
 import { sendError, sendJsonText } from '../pipeline.js';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
@@ -20,7 +20,6 @@ import { parseQuery } from '../python/url.js';
 import { parseIntString, INVALID, validateModel } from '../validation/lax.js';
 import { compileSchema, type FieldSpec } from '../validation/spec.js';
 import type { Store } from '../store/store.js';
-import type { StoredFile } from '../store/types.js';
 import { isoTime, type Clock } from './clock.js';
 import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
@@ -217,27 +216,14 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
       await discard();
       throw new HttpError(404, DETAIL.sessionNotFound);
     }
-    if (part.upload.blob.tooLarge) {
-      await discard();
-      throw new HttpError(413, DETAIL.fileTooLarge);
-    }
     if (parsed.kind === 'form') for (const b of parsed.discarded) await deps.store.blobs.discard(b.temp);
-    const now = deps.clock.now();
-    const filename = sanitizeFilename(part.upload.filename);
-    const file: StoredFile = {
-      id: ws.newId('file'),
-      session_id: session.id,
-      filename,
-      mime_type: mimeTypeFor(part.upload.contentType, filename),
-      size: part.upload.blob.size,
-      checksum: part.upload.blob.checksum,
-      created_at: now,
-      expires_at: now + deps.fileTtlMs,
-      source: 'session_download',
-      blob: await deps.store.blobs.commit(part.upload.blob.temp),
-    };
-    ws.addFile(session, file);
-    await ws.save();
+    let file;
+    try {
+      file = await storeUploadedFile(ws, session, part.upload, 'session_download', { now: deps.clock.now(), ttlMs: deps.fileTtlMs, blobs: deps.store.blobs });
+    } catch (e) {
+      await deps.store.blobs.discard(part.upload.blob.temp);
+      throw e;
+    }
     json(res, 201, fileView(file));
   }));
 
@@ -326,6 +312,9 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   router.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
   router.use((e: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (e instanceof HttpError) return sendError(res, e);
+    // Express's own 4xx (a path parameter that is not valid percent-encoding, …).
+    const status = (e as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, new HttpError(status, (e as Error).message.split('\n')[0]));
     next(e);
   });
   return router;

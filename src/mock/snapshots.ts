@@ -6,9 +6,9 @@
 import { keyHint } from '../operations/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
 import { mailboxView } from '../operations/mailboxes.js';
+import { secretView } from '../operations/secrets.js';
 import { compareFiles } from '../scenarios/scenario.js';
 import { scenarioFileBytes, sha256Hex } from '../scenarios/seeded-content.js';
-import { isoTime } from './clock.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
@@ -30,15 +30,7 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
   return {
     sessions,
     mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
-    secrets: d.secrets.map((s) => ({
-      id: s.id,
-      namespace: s.namespace,
-      name: s.name,
-      key_hint: s.key_hint,
-      created_at: isoTime(s.created_at),
-      last_used_at: s.last_used_at === null ? null : isoTime(s.last_used_at),
-      value: s.value,
-    })),
+    secrets: d.secrets.map((s) => ({ ...secretView(s), value: s.value })),
   };
 }
 

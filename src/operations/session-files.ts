@@ -6,6 +6,8 @@ import { isoTime } from '../mock/clock.js';
 import { scenarioFileBytes } from '../scenarios/seeded-content.js';
 import type { StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
+import type { BlobStore } from '../store/blobs.js';
+import type { UploadedPart } from '../http/body.js';
 import { workspaceOf, type Handler } from './types.js';
 
 export function fileView(f: StoredFile) {
@@ -63,14 +65,19 @@ export function mimeTypeFor(partType: string | undefined, filename: string): str
   return mime.lookup(filename) || 'application/octet-stream';
 }
 
-export const uploadSessionFile: Handler = async ({ path, upload }, ctx) => {
-  const ws = workspaceOf(ctx);
-  const session = sessionOr404(ws, path.session_id);
-  if (!upload) throw new Error('uploadSessionFile called without an upload');
+/**
+ * Stores an uploaded part as a session file: its blob is committed, the record added and saved.
+ * Shared by the service's upload (user_upload) and the control plane's (session_download).
+ */
+export async function storeUploadedFile(
+  ws: Workspace,
+  session: StoredSession,
+  upload: UploadedPart,
+  source: StoredFile['source'],
+  at: { now: number; ttlMs: number; blobs: BlobStore },
+): Promise<StoredFile> {
   if (upload.blob.tooLarge) throw new HttpError(413, DETAIL.fileTooLarge);
-  const now = ctx.clock.now();
   const filename = sanitizeFilename(upload.filename);
-  const blob = await ctx.blobs.commit(upload.blob.temp);
   const file: StoredFile = {
     id: ws.newId('file'),
     session_id: session.id,
@@ -78,13 +85,21 @@ export const uploadSessionFile: Handler = async ({ path, upload }, ctx) => {
     mime_type: mimeTypeFor(upload.contentType, filename),
     size: upload.blob.size,
     checksum: upload.blob.checksum,
-    created_at: now,
-    expires_at: now + ctx.config.fileTtlMs,
-    source: 'user_upload',
-    blob,
+    created_at: at.now,
+    expires_at: at.now + at.ttlMs,
+    source,
+    blob: await at.blobs.commit(upload.blob.temp),
   };
   ws.addFile(session, file);
   await ws.save();
+  return file;
+}
+
+export const uploadSessionFile: Handler = async ({ path, upload }, ctx) => {
+  const ws = workspaceOf(ctx);
+  const session = sessionOr404(ws, path.session_id);
+  if (!upload) throw new Error('uploadSessionFile called without an upload');
+  const file = await storeUploadedFile(ws, session, upload, 'user_upload', { now: ctx.clock.now(), ttlMs: ctx.config.fileTtlMs, blobs: ctx.blobs });
   return { status: 201, json: fileView(file) };
 };
 

@@ -4,7 +4,7 @@
  * bytes under `blobs/` (CONTRACT §8). In memory, the JSON state lives in lowdb's Memory adapter
  * and blobs in a temporary directory removed on close.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,8 +181,14 @@ function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScena
   }
 }
 
+/**
+ * A readable, reversible file name for a principal; one that would be too long for the file
+ * system (names are limited to 255 bytes) is named by its hash instead. The principal is also
+ * recorded inside the file, so the name is never parsed.
+ */
 export function workspaceFileName(principal: string): string {
-  return `${encodeURIComponent(principal).replace(/\./g, '%2E')}.json`;
+  const readable = encodeURIComponent(principal).replace(/\./g, '%2E');
+  return readable.length <= 200 ? `${readable}.json` : `sha256-${createHash('sha256').update(principal).digest('hex')}.json`;
 }
 
 function writeAtomically(file: string, text: string) {

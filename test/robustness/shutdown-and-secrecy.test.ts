@@ -1,0 +1,98 @@
+/** Graceful shutdown, corrupt data at start-up, and secrets that never leak — on the real CLI. */
+import { afterEach, beforeEach, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, startCli } from '../cli-process.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cbm-shutdown-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const ARGS = ['--port', '0', '--data-dir', 'data', '--log-level', 'silent'];
+const json = { 'Content-Type': 'application/json' };
+
+test('SIGTERM during in-flight requests: they complete, new connections are refused, data is flushed, exit 0', async () => {
+  const cli = await startCli(ARGS, { cwd: dir });
+  const auth = { Authorization: 'Bearer shutdown' };
+  expect((await fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ name: 'BEFORE', value: 'before-value' }) })).status).toBe(201);
+  // Two slow requests: a read and a write, both still running when the signal arrives.
+  const slowRead = fetch(`${cli.url}/mailboxes`, { headers: { ...auth, Prefer: 'delay=800' } });
+  const slowWrite = fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json, Prefer: 'delay=800' }, body: JSON.stringify({ name: 'DURING', value: 'during-value' }) });
+  await new Promise((r) => setTimeout(r, 200));
+  cli.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 100));
+  await expect(fetch(`${cli.url}/health`)).rejects.toThrow();
+  expect((await slowRead).status).toBe(200);
+  expect((await slowWrite).status).toBe(201);
+  expect(await cli.exited).toBe(0);
+
+  const again = await startCli(ARGS, { cwd: dir });
+  try {
+    const names = ((await (await fetch(`${again.url}/secrets`, { headers: auth })).json()) as any).items.map((s: any) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['BEFORE', 'DURING']));
+  } finally {
+    again.child.kill('SIGTERM');
+    await again.exited;
+  }
+});
+
+test.each([
+  ['a truncated workspace file', 'workspaces/key%3Aabc.json', '{"format":1,"principal":"key:abc","next'],
+  ['a foreign meta.json', 'meta.json', '{"hello":"world"}'],
+  ['an older meta.json format', 'meta.json', '{"format":0,"scenario":"default","seed":1,"signing_key":"00"}'],
+])('%s stops start-up with one line naming the file, exit 1, the file untouched', (_, file, text) => {
+  mkdirSync(join(dir, 'data', 'workspaces'), { recursive: true });
+  if (file !== 'meta.json') writeFileSync(join(dir, 'data', 'meta.json'), JSON.stringify({ format: 1, scenario: 'default', seed: 1, signing_key: '00'.repeat(32) }));
+  writeFileSync(join(dir, 'data', file), text);
+  const r = spawnSync(process.execPath, [CLI, ...ARGS], { cwd: dir, encoding: 'utf8', timeout: 15000 });
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toContain(join(dir, 'data', file));
+  expect(r.stderr).toMatch(/--reset-data/);
+  expect(readFileSync(join(dir, 'data', file), 'utf8')).toBe(text);
+});
+
+test('secret values and tokens never appear in the log, the journal, listings, or another principal’s answers', async () => {
+  const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'debug'], { cwd: dir });
+  const owner = { Authorization: 'Bearer owner-token-9f8e7d' };
+  const other = { Authorization: 'Bearer other-token-1a2b3c' };
+  const values = ['correct-horse-battery-staple', 'p@ss w0rd "quoted" \\ back'];
+  const seen: string[] = [];
+  const call = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${cli.url}${path}`, init);
+    const text = await res.text();
+    seen.push(`${path} ${res.status} ${text} ${JSON.stringify([...res.headers])}`);
+    return { status: res.status, text };
+  };
+  try {
+    for (const [i, value] of values.entries()) {
+      expect((await call('/secrets', { method: 'POST', headers: { ...owner, ...json }, body: JSON.stringify({ name: `S${i}`, value, namespace: 'llm_provider' }) })).status).toBe(201);
+    }
+    const reads = [];
+    for (let i = 0; i < values.length; i++) reads.push((await fetch(`${cli.url}/secrets/S${i}?namespace=llm_provider`, { headers: owner })).json());
+    expect((await Promise.all(reads)).map((r: any) => r.value)).toEqual(values);
+    await call('/secrets', { headers: owner });
+    await call('/secrets?namespace=llm_provider', { headers: other });
+    await call('/secrets/S0?namespace=llm_provider', { headers: other });
+    await call('/mailboxes', { headers: other });
+    await call('/__mock/requests');
+    await call('/__mock/workspaces');
+    await call('/__mock/coverage');
+    await call('/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'username=dev%40example.com&password=password' });
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }
+  const everything = `${cli.output()}\n${seen.join('\n')}`;
+  for (const v of values) {
+    expect(everything).not.toContain(v);
+    expect(everything).not.toContain(JSON.stringify(v).slice(1, -1));
+  }
+  expect(everything).not.toContain('owner-token-9f8e7d');
+  expect(everything).not.toContain('other-token-1a2b3c');
+  expect(seen.find((s) => s.startsWith('/secrets/S0?namespace=llm_provider 404'))).toBeDefined();
+});
