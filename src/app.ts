@@ -6,6 +6,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { corsMiddleware } from './cors.js';
+import { docsRouter } from './docs.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -98,8 +100,10 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  if (options.cors?.length) app.use(corsMiddleware(options.cors));
   app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
+  app.use(docsRouter(document.info.title));
 
   app.use(
     '/__mock',

@@ -3,6 +3,7 @@
  * snake case; PORT and HOST are honoured as fallbacks. A bad flag is one line naming it.
  */
 import { parseArgs } from 'node:util';
+import { parseCorsOrigins } from './cors.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
 import { DEFAULTS } from './options.js';
 import type { ServerOptions } from './server.js';
@@ -28,6 +29,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   'max-upload': { type: 'string', value: 'SIZE', help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)' },
   'journal-size': { type: 'string', value: 'N', help: 'how many service requests /__mock/requests keeps (default 1000)' },
   'admin-token': { type: 'string', value: 'TOKEN', help: 'require Authorization: Bearer TOKEN on /__mock (default: open)' },
+  cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
   'validate-responses': { type: 'boolean', help: 'check every response against openapi.json (slower; on in the test suite)' },
   help: { type: 'boolean', help: 'show this help' },
@@ -145,9 +147,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     options.seed = Number(seed.value);
   }
 
-  const inMemory = bool('in-memory');
+  let inMemory = bool('in-memory');
   const dataDir = get('data-dir');
-  if (inMemory && dataDir.value !== undefined) throw new UsageError(`${dataDir.from} and --in-memory exclude each other`);
+  if (inMemory && dataDir.value !== undefined) {
+    // A flag overrides the environment (the Docker image sets CBM_DATA_DIR, and
+    // `docker run … --in-memory` must still work); the same level naming both is a mistake.
+    const memoryByFlag = values['in-memory'] === true;
+    const dirByFlag = dataDir.from === '--data-dir';
+    if (memoryByFlag === dirByFlag) throw new UsageError(`${memoryByFlag ? '--data-dir' : dataDir.from} and ${memoryByFlag ? '--in-memory' : envName('in-memory')} exclude each other`);
+    if (dirByFlag) inMemory = false;
+  }
   options.inMemory = inMemory;
   if (!inMemory) options.dataDir = dataDir.value ?? DEFAULTS.dataDir;
   options.resetData = bool('reset-data');
@@ -179,6 +188,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
   }
   const admin = get('admin-token');
   if (admin.value !== undefined) options.adminToken = admin.value;
+
+  const cors = get('cors');
+  if (cors.value !== undefined) {
+    const origins = parseCorsOrigins(cors.value);
+    if (!origins) throw new UsageError(`${cors.from} must be * or comma-separated origins such as http://localhost:5173, not ${JSON.stringify(cors.value)}`);
+    options.cors = origins;
+  }
 
   const level = get('log-level');
   if (level.value !== undefined) {

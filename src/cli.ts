@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `cloud-browser-mock` command: flags → startMockServer → print the URL. Nothing else. */
 import { UsageError, helpText, parseCli } from './cli-args.js';
+import { prettyDestination } from './logging.js';
 import { packageVersion } from './package-root.js';
 import { startMockServer } from './server.js';
 import { StartupError } from './store/store.js';
@@ -21,7 +22,9 @@ async function main(): Promise<number> {
 
   let server;
   try {
-    server = await startMockServer(parsed.options);
+    // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
+    const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
+    server = await startMockServer({ ...parsed.options, logDestination });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof StartupError) process.stderr.write(`cloud-browser-mock: ${e.message}\n`);

@@ -23,7 +23,12 @@ export interface MockOptions {
   validateResponses?: boolean;
   /** pino level: fatal, error, warn, info (default), debug, trace, silent. */
   logLevel?: string;
-  /** Where log lines go; default stdout. */
+  /**
+   * Origins whose pages may call the mock from a browser (`['*']` for any). Default none: then
+   * OPTIONS answers 405 as the service does.
+   */
+  cors?: string[];
+  /** Where log lines go; default stdout, as JSON. */
   logDestination?: NodeJS.WritableStream;
   /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
   journalSize?: number;

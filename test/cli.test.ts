@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FLAGS, envName } from '../src/cli-args.js';
+import { FLAGS, UsageError, envName, parseCli } from '../src/cli-args.js';
 import { ROOT } from './helpers.js';
 
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -56,6 +56,8 @@ describe.each([
   [['--max-upload', '10 parsecs'], /^cloud-browser-mock: --max-upload must be a positive size/],
   [['--in-memory', '--data-dir', 'x'], /^cloud-browser-mock: --data-dir and --in-memory exclude each other\n$/],
   [['--port'], /^cloud-browser-mock: option --port needs a value/],
+  [['--cors', 'localhost:3000'], /^cloud-browser-mock: --cors must be \* or comma-separated origins such as http:\/\/localhost:5173, not "localhost:3000"\n$/],
+  [['--log-level', 'loud'], /^cloud-browser-mock: --log-level must be one of fatal, error, warn, info, debug, trace, silent, not "loud"\n$/],
 ])('bad flags: %j', (args, message) => {
   test('print one line naming the flag and exit 2', () => {
     const r = run(args);
@@ -63,6 +65,19 @@ describe.each([
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+});
+
+test.each([
+  [['--in-memory'], { CBM_DATA_DIR: '/data' }, { inMemory: true, dataDir: undefined }],
+  [['--data-dir', 'here'], { CBM_IN_MEMORY: 'true' }, { inMemory: false, dataDir: 'here' }],
+  [[], { CBM_DATA_DIR: '/data' }, { inMemory: false, dataDir: '/data' }],
+])('a flag overrides the environment between --in-memory and --data-dir: %j with %j', (argv, env, expected) => {
+  const { options } = parseCli(argv, env);
+  expect({ inMemory: options.inMemory, dataDir: options.dataDir }).toEqual(expected);
+});
+
+test('the environment naming both --in-memory and --data-dir is a usage error naming both variables', () => {
+  expect(() => parseCli([], { CBM_IN_MEMORY: '1', CBM_DATA_DIR: '/data' })).toThrow(new UsageError('CBM_DATA_DIR and CBM_IN_MEMORY exclude each other'));
 });
 
 test('a bad value from the environment names the variable', () => {

@@ -1,0 +1,80 @@
+/**
+ * GET /docs: Swagger UI for the served contract, from the swagger-ui-dist package (no CDN, so it
+ * works offline and fetches nothing from outside). The page is FastAPI's own /docs page with the
+ * assets served from here; the OAuth2 password flow in its Authorize dialog posts to the
+ * document's relative tokenUrl ("token"), which Swagger UI resolves against `servers`, i.e. this
+ * instance.
+ */
+import { Router, type Request, type Response } from 'express';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+
+/** Where swagger-ui-dist's files are (it has no `exports` map, so its package.json resolves). */
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The package's files the page needs; its index.html and initializer (the Petstore) are not served. */
+const ASSETS = [
+  'swagger-ui.css',
+  'swagger-ui.css.map',
+  'swagger-ui-bundle.js',
+  'swagger-ui-bundle.js.map',
+  'swagger-ui-standalone-preset.js',
+  'swagger-ui-standalone-preset.js.map',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+  'oauth2-redirect.js',
+];
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function swaggerUiPage(title: string): string {
+  // As FastAPI's get_swagger_ui_html, plus validatorUrl: null so the page never calls the public
+  // validator service.
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escapeHtml(title)} - Swagger UI</title>
+<link type="text/css" rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  layout: 'BaseLayout',
+  deepLinking: true,
+  showExtensions: true,
+  showCommonExtensions: true,
+  validatorUrl: null,
+  oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
+});
+</script>
+</body>
+</html>
+`;
+}
+
+/** Routes for /docs, its assets and the OAuth2 redirect page. */
+export function docsRouter(title: string): Router {
+  const router = Router({ caseSensitive: true, strict: true });
+  const page = swaggerUiPage(title);
+  router.get('/docs', (_req: Request, res: Response) => {
+    res.type('html').send(page);
+  });
+  // Starlette redirects a trailing slash to the route without it; so does this page.
+  router.get('/docs/', (_req: Request, res: Response) => res.redirect(307, '/docs'));
+  router.get('/docs/oauth2-redirect', (_req: Request, res: Response) => {
+    res.sendFile('oauth2-redirect.html', { root: SWAGGER_UI_DIR });
+  });
+  for (const name of ASSETS) {
+    router.get(`/docs/${name}`, (_req: Request, res: Response) => {
+      res.sendFile(name, { root: SWAGGER_UI_DIR, maxAge: '1h' });
+    });
+  }
+  return router;
+}

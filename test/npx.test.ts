@@ -1,0 +1,99 @@
+/**
+ * The package as npx users get it: `npm pack` (its prepack builds from scratch), then
+ * `npx --yes ./cloud-browser-mock-<version>.tgz --port 0` from an empty directory. The tarball
+ * must hold exactly what the CLI needs (CONTRACT §7: compiled code with .d.ts and source maps,
+ * openapi.json, fixtures, README, LICENSE; and control-plane.openapi.json, which /__mock reads)
+ * and nothing else.
+ */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { ROOT, multipart } from './helpers.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
+let work: string;
+let tree: string;
+let files: string[];
+
+/** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
+const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'cbm-npx-'));
+  // Pack a copy of the source tree with what must not ship planted in it: tests, a data
+  // directory, no dist/ (so prepack has to build), and the repository's node_modules linked in.
+  tree = join(work, 'tree');
+  const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
+  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  mkdirSync(join(tree, '.cloud-browser-mock'));
+  writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');
+  const packed = spawnSync('npm', ['pack', '--json', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
+  expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
+  files = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
+}, 150_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** src/**\/*.ts as module paths without the extension, e.g. `store/store`. */
+function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceModules(join(dir, e.name), `${prefix}${e.name}/`) : e.name.endsWith('.ts') ? [`${prefix}${e.name.slice(0, -3)}`] : [],
+  );
+}
+
+test('the tarball ships compiled code with .d.ts and maps, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
+  const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
+  const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
+  // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
+  expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled].sort());
+  expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
+});
+
+test(
+  'npx --yes ./<tarball> --port 0 from an empty directory starts the CLI: /health 200, an upload 201',
+  async () => {
+    // The README's command: npx takes a path that starts with "./" or "../" as a package (an
+    // absolute path it would run as a command), relative to the nearest directory holding a
+    // package.json, so the empty directory sits outside the tree, beside the tarball.
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    const child = spawn('npx', ['--yes', `../${TARBALL}`, '--port', '0'], { cwd: empty, env: userEnv(), detached: true });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        // A cold npx installs the dependencies from the registry first.
+        const timer = setTimeout(() => reject(new Error(`no listening line in 240 s; output:\n${out}`)), 240_000);
+        child.stdout.on('data', () => {
+          const m = /cloud-browser-mock listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]), clearTimeout(timer);
+        });
+        child.on('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`npx exited ${code}:\n${out}`));
+        });
+      });
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      const upload = await fetch(`${url}/sessions/sess_demo/files`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer sk_test_demo', 'Content-Type': 'multipart/form-data; boundary=npx' },
+        body: multipart('npx', [{ name: 'file', filename: 'from-npx.txt', type: 'text/plain', content: 'hello' }]),
+      });
+      expect(upload.status).toBe(201);
+      expect(await upload.json()).toMatchObject({ filename: 'from-npx.txt', size: 5 });
+
+      // npm runs the CLI as its child: signal the whole process group, or node outlives npm.
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+  },
+  300_000,
+);
