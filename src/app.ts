@@ -77,7 +77,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   });
   const document = readOpenApi();
   const operations = buildOperations(document);
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
   const deps = {

@@ -32,6 +32,8 @@ export interface MockOptions {
   logDestination?: NodeJS.WritableStream;
   /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
   journalSize?: number;
+  /** What the journal's entries may weigh together (bytes of their JSON text). Default 8 MiB. */
+  journalMaxBytes?: number;
   /** When set, /__mock requires `Authorization: Bearer <adminToken>`. */
   adminToken?: string;
   /** The clock; tests pass one to move time. */

@@ -19,7 +19,7 @@ import type { Store } from './store/store.js';
 import type { Faults } from './mock/faults.js';
 import { redactBody } from './mock/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
-import { toPlain } from './python/values.js';
+import { summarizeBody } from './mock/body-summary.js';
 import { validateInput } from './validation/input.js';
 import type { ResponseValidator } from './validation/responses.js';
 
@@ -44,7 +44,10 @@ export interface RequestFacts {
   service?: boolean;
   operationId?: string;
   principal?: string;
-  /** The request body as the journal keeps it: parsed, with secrets replaced by "***". */
+  /**
+   * The request body as the journal keeps it: a bounded summary, secrets replaced by "***"; left
+   * out when the request failed authentication (an anonymous client's bytes are not kept).
+   */
   body?: unknown;
   /** Set when the connection was dropped on purpose (a status-0 fault). */
   dropped?: boolean;
@@ -52,22 +55,25 @@ export interface RequestFacts {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What the journal records of a body: parsed and redacted; uploads as name, size and checksum. */
+/**
+ * What the journal records of a body: a bounded summary of it (never the parsed graph), redacted;
+ * uploads as name, size and checksum.
+ */
 function journalBody(opId: string, body: ParsedBody): unknown {
   switch (body.kind) {
     case 'none':
       return null;
     case 'json':
-      return redactBody(opId, toPlain(body.value));
+      return redactBody(opId, summarizeBody(body.value));
     case 'raw':
       // Unparsed text could hold anything, a secret included: only its size is kept.
       return { unparsed_bytes: Buffer.byteLength(body.text) };
     case 'form': {
-      const out: Record<string, unknown> = {};
+      const out: Record<string, unknown> = Object.create(null);
       for (const [k, v] of body.fields) {
         out[k] = v.type === 'field' ? v.value : { filename: v.upload.filename, size: v.upload.blob.size, checksum: v.upload.blob.checksum };
       }
-      return redactBody(opId, out);
+      return redactBody(opId, summarizeBody(out));
     }
   }
 }
@@ -150,9 +156,9 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
   let committed = false;
   try {
     if (op.body) body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes });
-    facts.body = journalBody(op.id, body);
     const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
     if (principal) facts.principal = principal;
+    facts.body = journalBody(op.id, body);
     const input = validateInput(op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
     const prefer = parsePrefer(req.headers.prefer);
     if (prefer.delayMs) await sleep(prefer.delayMs);

@@ -1,6 +1,8 @@
 /**
  * The request journal (after WireMock's): the last N service requests, newest first, with their
- * bodies redacted — a secret's value, a password and upload bytes never enter it.
+ * bodies redacted — a secret's value, a password and upload bytes never enter it. It is bounded
+ * twice, by entries and by bytes, and each body is kept as a small summary (see body-summary.ts),
+ * so no request, however large or however many, can make it outgrow its budget.
  */
 import { isoTime } from './clock.js';
 
@@ -29,22 +31,52 @@ export interface JournalFilter {
 }
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
+/** What the entries may weigh together, as the bytes of their JSON text. */
+export const DEFAULT_JOURNAL_BYTES = 8 * 1024 * 1024;
+
+type Kept = JournalEntry & { at: number; bytes: number };
 
 export class Journal {
-  #entries: (JournalEntry & { at: number })[] = [];
+  #entries: Kept[] = [];
+  /** Index of the oldest kept entry: dropping from the front is a move of this, not a splice. */
+  #head = 0;
+  #bytes = 0;
   #next = 1;
 
-  constructor(readonly size: number = DEFAULT_JOURNAL_SIZE) {}
+  constructor(
+    readonly size: number = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes: number = DEFAULT_JOURNAL_BYTES,
+  ) {}
+
+  /** The bytes of JSON text the kept entries add up to. */
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   record(entry: Omit<JournalEntry, 'id' | 'time'>, at: number): void {
     if (this.size <= 0) return;
-    this.#entries.push({ id: `req_${this.#next++}`, time: isoTime(at), at, ...entry });
-    if (this.#entries.length > this.size) this.#entries.splice(0, this.#entries.length - this.size);
+    const kept: Kept = { id: `req_${this.#next++}`, time: isoTime(at), at, ...entry, bytes: 0 };
+    kept.bytes = Buffer.byteLength(JSON.stringify(kept));
+    // An entry heavier than the whole budget (a huge path) is kept without its body and query.
+    if (kept.bytes > this.maxBytes) {
+      Object.assign(kept, { query: {}, body: null, path: kept.path.slice(0, 256) });
+      kept.bytes = Buffer.byteLength(JSON.stringify(kept));
+    }
+    this.#entries.push(kept);
+    this.#bytes += kept.bytes;
+    while (this.#entries.length - this.#head > this.size || (this.#bytes > this.maxBytes && this.#entries.length - this.#head > 1)) {
+      this.#bytes -= this.#entries[this.#head].bytes;
+      this.#head++;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   list(f: JournalFilter = {}): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let i = this.#entries.length - 1; i >= 0 && out.length < (f.limit ?? Infinity); i--) {
+    for (let i = this.#entries.length - 1; i >= this.#head && out.length < (f.limit ?? Infinity); i--) {
       const e = this.#entries[i];
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
       if (f.method !== undefined && e.method !== f.method.toUpperCase()) continue;
@@ -52,7 +84,7 @@ export class Journal {
       if (f.status !== undefined && e.status !== f.status) continue;
       if (f.principal !== undefined && e.principal !== f.principal) continue;
       if (f.since !== undefined && e.at < f.since) continue;
-      const { at: _at, ...visible } = e;
+      const { at: _at, bytes: _bytes, ...visible } = e;
       out.push(visible);
     }
     return out;
@@ -60,6 +92,8 @@ export class Journal {
 
   clear(): void {
     this.#entries = [];
+    this.#head = 0;
+    this.#bytes = 0;
   }
 }
 
