@@ -5,6 +5,7 @@
  * 410s and 413s of the operation itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { authenticate, type AuthContext } from './auth.js';
 import { DETAIL, HttpError } from './errors/http-error.js';
 import { readBody, type ParsedBody } from './http/body.js';
@@ -197,10 +198,20 @@ function principalOrNull(header: string | undefined, auth: AuthContext): string 
 
 function send(res: ServerResponse, op: Operation, reply: Reply, { validateResponse: validate, texts }: PipelineDeps) {
   if (reply.stream) {
-    validate?.(op, reply.status, reply.headers?.['Content-Type'], undefined as unknown);
-    res.writeHead(reply.status, reply.headers);
-    reply.stream.on('error', () => res.destroy());
-    reply.stream.pipe(res);
+    const stream = reply.stream;
+    try {
+      validate?.(op, reply.status, reply.headers?.['Content-Type'], undefined as unknown);
+      res.writeHead(reply.status, reply.headers);
+    } catch (e) {
+      // The stream holds a descriptor from the moment it was made: close it on every way out.
+      stream.destroy();
+      throw e;
+    }
+    // pipeline (unlike pipe) destroys the source when the client goes away mid-download, so an
+    // abandoned download closes its file instead of keeping it (and a deleted blob) open.
+    pipeline(stream, res, (err) => {
+      if (err) res.destroy();
+    });
     return;
   }
   if (reply.json === undefined) {

@@ -56,9 +56,17 @@ export function sanitizeFilename(name: string): string {
   return clean || 'upload';
 }
 
+/**
+ * A part's content type is kept only if it can be sent back as a header value (visible ASCII,
+ * spaces and tabs): a download answers with it, and `text/plain\x01`, `😀` or `Ā` there would
+ * make every download of the file fail. Anything else is treated as if no type had been sent.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
 export function mimeTypeFor(partType: string | undefined, filename: string): string {
-  const given = partType?.split(';')[0].trim().toLowerCase();
-  if (given && given !== 'application/octet-stream') return partType!.trim();
+  const valid = partType !== undefined && HEADER_VALUE.test(partType) ? partType.trim() : undefined;
+  const given = valid?.split(';')[0].trim().toLowerCase();
+  if (given && given !== 'application/octet-stream') return valid!;
   return mime.lookup(filename) || 'application/octet-stream';
 }
 
@@ -117,8 +125,10 @@ export const downloadSessionFile: Handler = async ({ path }, ctx) => {
   const file = fileOr404(ws, sessionOr404(ws, path.session_id), path.file_id);
   if (isExpired(file, ctx.clock.now())) throw new HttpError(410, DETAIL.fileExpired);
   const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
+  // A type stored before it was checked (older data, an imported snapshot) must not break the answer.
+  const stored = HEADER_VALUE.test(file.mime_type) ? file.mime_type : 'application/octet-stream';
   // Starlette adds a charset to text/* media types.
-  const type = file.mime_type.startsWith('text/') && !/charset=/i.test(file.mime_type) ? `${file.mime_type}; charset=utf-8` : file.mime_type;
+  const type = stored.startsWith('text/') && !/charset=/i.test(stored) ? `${stored}; charset=utf-8` : stored;
   return {
     status: 200,
     stream,
