@@ -28,6 +28,8 @@ export const FLAGS: Record<string, FlagSpec> = {
   'file-ttl': { type: 'string', value: 'DURATION', help: 'file retention: seconds or 90s, 24h, 7d, P7D (default 7d)' },
   'max-upload': { type: 'string', value: 'SIZE', help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)' },
   'journal-size': { type: 'string', value: 'N', help: 'how many service requests /__mock/requests keeps (default 1000)' },
+  'body-idle-timeout': { type: 'string', value: 'TIME', help: 'a request body that sends nothing this long gets 408: seconds or 30s, 2m; 0 = never (default 30s)' },
+  'max-connections': { type: 'string', value: 'N', help: 'connections over this many at once get 503 + Retry-After (default: from the descriptor limit)' },
   'admin-token': { type: 'string', value: 'TOKEN', help: 'require Authorization: Bearer TOKEN on /__mock (default: open)' },
   cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
@@ -185,6 +187,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
   if (journal.value !== undefined) {
     if (!/^\d+$/.test(journal.value)) throw new UsageError(`${journal.from} must be a whole number of requests, not ${JSON.stringify(journal.value)}`);
     options.journalSize = Number(journal.value);
+  }
+  const idle = get('body-idle-timeout');
+  if (idle.value !== undefined) {
+    const seconds = parseDuration(idle.value);
+    if (seconds === null) throw new UsageError(`${idle.from} must be a duration such as 30, 30s or 2m (0 = never), not ${JSON.stringify(idle.value)}`);
+    options.bodyIdleTimeoutMs = seconds * 1000;
+  }
+  const maxConnections = get('max-connections');
+  if (maxConnections.value !== undefined) {
+    if (!/^\d+$/.test(maxConnections.value) || Number(maxConnections.value) < 1) throw new UsageError(`${maxConnections.from} must be a whole number of connections, 1 or more, not ${JSON.stringify(maxConnections.value)}`);
+    options.maxConnections = Number(maxConnections.value);
   }
   const admin = get('admin-token');
   if (admin.value !== undefined) options.adminToken = admin.value;

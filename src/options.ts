@@ -40,6 +40,16 @@ export interface MockOptions {
   clock?: Clock;
   /** Directory relative scenario paths resolve against. Default process.cwd(). */
   cwd?: string;
+  /**
+   * startMockServer and the CLI: a request body that sends nothing for this long is answered 408
+   * and its connection closed (ms; 0 turns it off). Default 30 s. It is not a total deadline.
+   */
+  bodyIdleTimeoutMs?: number;
+  /**
+   * startMockServer and the CLI: connections over this many at once have their requests answered
+   * 503 with Retry-After. Default: half of the descriptor limit less 64 (see server-limits.ts).
+   */
+  maxConnections?: number;
 }
 
 export const DEFAULTS = {
@@ -52,4 +62,5 @@ export const DEFAULTS = {
   port: 8000,
   host: '127.0.0.1',
   dataDir: '.cloud-browser-mock',
+  bodyIdleTimeoutMs: 30_000,
 };

@@ -7,6 +7,7 @@ import type { Faults } from './mock/faults.js';
 import type { JournalEntry, JournalFilter } from './mock/journal.js';
 import { exportSnapshot } from './mock/snapshots.js';
 import { DEFAULTS, type MockOptions } from './options.js';
+import { defaultMaxConnections, limitConnections } from './server-limits.js';
 
 export interface ServerOptions extends MockOptions {
   /** Port to listen on; 0 (the default here) picks a free one. */
@@ -61,9 +62,18 @@ export interface MockServer {
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
   // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
-  // others (the server is asynchronous). Bodies may take as long as they take (100 MiB uploads).
+  // others (the server is asynchronous).
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, app);
+  // A body may take as long as it takes while bytes keep coming; one idle for
+  // bodyIdleTimeoutMs is answered 408, and connections over the cap 503 (server-limits.ts).
+  const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) });
+  server.on(
+    'request',
+    limitConnections(server, app, {
+      maxConnections: options.maxConnections ?? defaultMaxConnections(),
+      idleMs: options.bodyIdleTimeoutMs ?? DEFAULTS.bodyIdleTimeoutMs,
+    }),
+  );
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
   server.on('request', (_req, res: ServerResponse) => {

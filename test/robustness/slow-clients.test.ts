@@ -1,0 +1,125 @@
+/**
+ * Slow and numerous clients cannot exhaust the running CLI (issue 14, item 4): a body that
+ * stops arriving is answered 408 after the idle timeout (while one that keeps arriving, however
+ * slowly, is not cut off), and connections over the cap are answered 503 with Retry-After —
+ * the cap derived from the process's descriptor limit unless given.
+ */
+import { afterEach, expect, test } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, startCli, type RunningCli } from '../cli-process.js';
+import { rawRequest } from '../helpers.js';
+
+const started: { cli: RunningCli; dir: string }[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const { cli, dir } of started.splice(0)) {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function run(args: string[], env?: Record<string, string>): Promise<RunningCli> {
+  const dir = mkdtempSync(join(tmpdir(), 'cbm-slow-'));
+  const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'silent', ...args], { cwd: dir, env });
+  started.push({ cli, dir });
+  return cli;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A raw connection; resolves once connected. Everything it receives is collected in `text()`. */
+function open(base: string): Promise<{ socket: Socket; text: () => string; closed: Promise<void> }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(Number(url.port), url.hostname);
+    sockets.push(socket);
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.on('data', (d) => (received += d));
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, text: () => received, closed }));
+    socket.once('error', reject);
+  });
+}
+
+const dripHead = (length: number) =>
+  `PATCH /mailboxes/mbx_gmail HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer slow\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
+
+test('a body that stops arriving is answered 408 after the idle timeout, and the connection closed', async () => {
+  const cli = await run(['--body-idle-timeout', '1s']);
+  const c = await open(cli.url);
+  c.socket.write(dripHead(1000));
+  await c.closed;
+  expect(c.text()).toMatch(/^HTTP\/1\.1 408 /);
+  expect(c.text()).toContain('{"detail":"Request body timed out"}');
+  expect((await fetch(`${cli.url}/health`)).status).toBe(200);
+});
+
+test('an upload that keeps arriving slowly, for longer than the idle timeout in all, is stored', async () => {
+  const cli = await run(['--body-idle-timeout', '2s']);
+  const c = await open(cli.url);
+  const part = Buffer.alloc(4096, 'a');
+  const head = `--B\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+  const tail = '\r\n--B--\r\n';
+  const chunks = 14;
+  const length = head.length + chunks * part.length + tail.length;
+  c.socket.write(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer slow\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${head}`);
+  // 14 chunks 250 ms apart: 3.5 s in all, never 2 s without a byte.
+  for (let i = 0; i < chunks; i++) {
+    await sleep(250);
+    c.socket.write(part);
+  }
+  c.socket.write(tail);
+  await c.closed;
+  expect(c.text()).toMatch(/^HTTP\/1\.1 201 /);
+  expect(c.text()).toContain(`"size":${chunks * part.length}`);
+});
+
+test('connections over --max-connections get 503 with Retry-After, and the mock answers again once they go', async () => {
+  const cli = await run(['--max-connections', '5']);
+  const held = [];
+  for (let i = 0; i < 5; i++) {
+    const c = await open(cli.url);
+    c.socket.write(dripHead(1000));
+    held.push(c);
+  }
+  const over = await rawRequest(cli.url, { method: 'GET', path: '/health', headers: { Connection: 'close' } });
+  expect(over.status).toBe(503);
+  expect(over.headers['retry-after']).toBe('1');
+  expect(JSON.parse(over.text)).toEqual({ detail: 'Too many connections' });
+  for (const c of held) {
+    c.socket.destroy();
+    await c.closed;
+  }
+  // The server hears of the closes asynchronously: retry while it still answers 503.
+  let res = await rawRequest(cli.url, { method: 'GET', path: '/health', headers: { Connection: 'close' } });
+  while (res.status === 503) res = await rawRequest(cli.url, { method: 'GET', path: '/health', headers: { Connection: 'close' } });
+  expect(res.status).toBe(200);
+});
+
+const linux = process.platform === 'linux';
+(linux ? test : test.skip)('by default the cap follows the descriptor limit: with ulimit -n 200, the 80th connection gets 503 (not a dropped socket)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cbm-slow-'));
+  const child = spawn('sh', ['-c', `ulimit -n 200 && exec "${process.execPath}" "${CLI}" --port 0 --in-memory --log-level silent`], { cwd: dir, env: { PATH: process.env.PATH } });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+  });
+  started.push({ cli: { child, url, output: () => out, exited, rss: () => 0 }, dir });
+  for (let i = 0; i < 79; i++) (await open(url)).socket.write(dripHead(1000));
+  const over = await rawRequest(url, { method: 'GET', path: '/health', headers: { Connection: 'close' } });
+  expect(over.status).toBe(503);
+  expect(over.headers['retry-after']).toBe('1');
+}, 60_000);
