@@ -74,6 +74,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
+    workspacesInMemory: options.workspacesInMemory,
   });
   const document = readOpenApi();
   const operations = buildOperations(document);

@@ -34,6 +34,11 @@ export interface MockOptions {
   journalSize?: number;
   /** What the journal's entries may weigh together (bytes of their JSON text). Default 8 MiB. */
   journalMaxBytes?: number;
+  /**
+   * Workspaces kept in memory besides those in use; past it the least recently used are let go
+   * (loaded again from disk when next used). Default 64. In memory, written ones always stay.
+   */
+  workspacesInMemory?: number;
   /** When set, /__mock requires `Authorization: Bearer <adminToken>`. */
   adminToken?: string;
   /** The clock; tests pass one to move time. */

@@ -57,7 +57,8 @@ test('each workspace is its own JSON file beside meta.json, and uploads are blob
     await request(app).post('/sessions/sess_demo/files').set(bearer('two')).attach('file', Buffer.from('blob bytes'), 'b.txt');
   });
   expect(readdirSync(dir).sort()).toEqual(['blobs', 'meta.json', 'workspaces']);
-  expect(readdirSync(join(dir, 'workspaces'))).toHaveLength(2);
+  // Only the principal who wrote has a file: one who only read is still a view of the scenario.
+  expect(readdirSync(join(dir, 'workspaces'))).toHaveLength(1);
   expect(readdirSync(join(dir, 'blobs'))).toHaveLength(1);
   for (const f of readdirSync(join(dir, 'workspaces'))) expect(readFileSync(join(dir, 'workspaces', f), 'utf8')).not.toContain('blob bytes');
 });

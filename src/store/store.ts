@@ -3,6 +3,10 @@
  * seed, token-signing key), one lowdb JSON file per workspace under `workspaces/`, and uploaded
  * bytes under `blobs/` (CONTRACT §8). In memory, the JSON state lives in lowdb's Memory adapter
  * and blobs in a temporary directory removed on close.
+ *
+ * Workspaces are held in memory only while used (workspace-cache.ts): a new principal's is a
+ * copy-on-write view of the scenario until its first write, and above a bound the least recently
+ * used are let go — loaded again from their file when next asked for.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
@@ -16,6 +20,7 @@ import { CoalescingJsonFile } from './json-file.js';
 import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
+import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 
 /** A problem that stops start-up; its message is one line for the user. */
 export class StartupError extends Error {}
@@ -29,6 +34,8 @@ export interface StoreOptions {
   resetData?: boolean;
   clock: Clock;
   cwd?: string;
+  /** Workspaces kept in memory beyond those in use (least recently used go first). */
+  workspacesInMemory?: number;
 }
 
 interface Meta {
@@ -36,6 +43,11 @@ interface Meta {
   scenario: string;
   seed: number;
   signing_key: string;
+  /**
+   * When the scenario was loaded (epoch ms; its timestamps are shifted to it). Kept so that a
+   * workspace never written — a view of the scenario, with no file — reads the same after a restart.
+   */
+  loaded_at?: number;
 }
 
 const META_FORMAT = 1;
@@ -45,7 +57,11 @@ export class Store {
   readonly signingKey: Buffer;
   #scenario: LoadedScenario;
   #seed: number;
-  #workspaces = new Map<string, Promise<Workspace>>();
+  #workspaces: WorkspaceCache;
+  /** The scenario's workspace, shared by every view: indexes built once per scenario. */
+  #base!: Workspace;
+  /** Principals with a workspace file, and its path: they are loaded from it on demand. */
+  readonly #onDisk = new Map<string, string>();
   /** The JSON text of every stored record, shared by all workspaces (records are immutable). */
   readonly #texts: TextCache = new WeakMap();
   readonly #opts: StoreOptions;
@@ -58,10 +74,27 @@ export class Store {
     this.signingKey = signingKey;
     this.blobs = blobs;
     this.#wsDir = wsDir;
+    // With no disk to go back to, a workspace that was written to must stay in memory.
+    this.#workspaces = new WorkspaceCache(opts.workspacesInMemory ?? DEFAULT_WORKSPACES_IN_MEMORY, (ws) => wsDir !== null || !ws.materialized);
+    this.#makeBase();
+  }
+
+  #makeBase(): void {
+    const t = this.#scenario.template;
+    const data: WorkspaceData = {
+      format: t.format,
+      next_id: t.next_id,
+      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
+      mailboxes: [...t.mailboxes],
+      secrets: [...t.secrets],
+      principal: '',
+    };
+    this.#base = new Workspace(new Low<WorkspaceData>(new Memory<WorkspaceData>(), data), this.#seed);
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
-    const scenario = loadScenarioOrStop(opts.scenario, opts.clock.now(), opts.cwd);
+    const loadedAt = opts.clock.now();
+    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd);
     if (opts.inMemory || !opts.dataDir) {
       const blobs = new BlobStore(mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-')));
       return new Store(opts, scenario, randomBytes(32), blobs, null);
@@ -80,11 +113,13 @@ export class Store {
       );
     }
     if (!meta) {
-      meta = { format: META_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex') };
+      meta = { format: META_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), loaded_at: loadedAt };
       writeAtomically(metaFile, JSON.stringify(meta, null, 2));
+    } else if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) {
+      scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd);
     }
     const store = new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), new BlobStore(join(dir, 'blobs')), wsDir);
-    await store.#loadAll();
+    store.#scanAll();
     return store;
   }
 
@@ -96,38 +131,47 @@ export class Store {
     return this.#seed;
   }
 
-  /** The principal's workspace, created from the active scenario on first use. */
+  /**
+   * The principal's workspace: the one in memory, else loaded from its file, else a new view of
+   * the scenario (which gets a file, and a document of its own, only when first written).
+   */
   workspace(principal: string): Promise<Workspace> {
     let ws = this.#workspaces.get(principal);
     if (!ws) {
-      ws = this.#create(principal);
+      try {
+        ws = this.#load(principal);
+      } catch (e) {
+        return Promise.reject(e);
+      }
       this.#workspaces.set(principal, ws);
-      ws.catch(() => this.#workspaces.delete(principal));
     }
-    return ws;
+    return Promise.resolve(ws);
   }
 
-  /** Principals with a workspace. */
+  /** Principals with a workspace: those with a file, and those in memory. */
   principals(): string[] {
-    return [...this.#workspaces.keys()];
+    return [...new Set([...this.#onDisk.keys(), ...this.#workspaces.keys()])];
   }
 
-  async #create(principal: string): Promise<Workspace> {
-    // The scenario's records are frozen values, so a new workspace shares them and copies only
-    // the lists that hold them (same keys, same order as the template).
-    const t = this.#scenario.template;
-    const data: WorkspaceData = {
-      format: t.format,
-      next_id: t.next_id,
-      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
-      mailboxes: [...t.mailboxes],
-      secrets: [...t.secrets],
-      principal,
-    };
-    const db = new Low<WorkspaceData>(this.#adapter(principal), data);
-    const ws = new Workspace(db, this.#seed);
-    await ws.save();
-    return ws;
+  #load(principal: string): Workspace {
+    const file = this.#onDisk.get(principal);
+    if (file && existsSync(file)) {
+      const db = new Low<WorkspaceData>(this.#file(file), readWorkspaceFile(file));
+      return new Workspace(db, this.#seed);
+    }
+    const view: Workspace = new Workspace(
+      {
+        base: this.#base,
+        principal,
+        open: (data) => {
+          if (this.#wsDir) this.#onDisk.set(principal, join(this.#wsDir, workspaceFileName(principal)));
+          this.#workspaces.keep(principal, view);
+          return new Low<WorkspaceData>(this.#adapter(principal), data);
+        },
+      },
+      this.#seed,
+    );
+    return view;
   }
 
   #adapter(principal: string): Adapter<WorkspaceData> {
@@ -138,7 +182,8 @@ export class Store {
     return new CoalescingJsonFile<WorkspaceData>(path, (data) => serializeJson(data, this.#texts));
   }
 
-  async #loadAll(): Promise<void> {
+  /** Start-up: checks every workspace file and notes its principal; none is kept in memory. */
+  #scanAll(): void {
     const referenced = new Set<string>();
     for (const name of readdirSync(this.#wsDir!)) {
       // A temporary file is a rewrite a crash interrupted; the file it was replacing is intact.
@@ -149,10 +194,8 @@ export class Store {
       if (!name.endsWith('.json')) continue;
       const file = join(this.#wsDir!, name);
       const data = readWorkspaceFile(file);
-      const db = new Low<WorkspaceData>(this.#file(file), data);
-      const ws = new Workspace(db, this.#seed);
-      for (const b of ws.blobNames()) referenced.add(b);
-      this.#workspaces.set(data.principal, Promise.resolve(ws));
+      for (const s of data.sessions) for (const f of s.files) if (f.blob) referenced.add(f.blob);
+      this.#onDisk.set(data.principal, file);
     }
     // Blobs no record names are leftovers of a crash mid-upload or mid-delete.
     this.blobs.sweep(referenced);
@@ -162,30 +205,33 @@ export class Store {
   async reset(principal?: string): Promise<void> {
     const targets = principal === undefined ? this.principals() : [principal];
     for (const p of targets) {
-      const ws = await this.#workspaces.get(p);
-      if (!ws) continue;
+      if (!this.#workspaces.has(p) && !this.#onDisk.has(p)) continue;
+      const ws = await this.workspace(p);
       for (const b of ws.blobNames()) await this.blobs.discard(b);
       this.#workspaces.delete(p);
-      if (this.#wsDir) rmSync(join(this.#wsDir, workspaceFileName(p)), { force: true });
+      const file = this.#onDisk.get(p);
+      this.#onDisk.delete(p);
+      if (file) rmSync(file, { force: true });
     }
   }
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
-    const scenario = freezeTemplate(loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd));
+    const loadedAt = this.#opts.clock.now();
+    const scenario = freezeTemplate(loadScenarioOrStop(ref, loadedAt, this.#opts.cwd));
     await this.reset();
     this.#scenario = scenario;
     this.#seed = seed;
+    this.#makeBase();
     if (this.#opts.dataDir && !this.#opts.inMemory) {
       const metaFile = join(this.#opts.dataDir, 'meta.json');
       const meta = readMeta(metaFile)!;
-      writeAtomically(metaFile, JSON.stringify({ ...meta, scenario: ref, seed }, null, 2));
+      writeAtomically(metaFile, JSON.stringify({ ...meta, scenario: ref, seed, loaded_at: loadedAt }, null, 2));
     }
   }
 
   async close(): Promise<void> {
-    const all = await Promise.allSettled(this.#workspaces.values());
-    for (const r of all) if (r.status === 'fulfilled') await r.value.save();
+    for (const ws of this.#workspaces.values()) await ws.save();
     if (!this.#wsDir) this.blobs.destroy();
   }
 }

@@ -7,6 +7,10 @@
  * replacing them through the methods below. That is what lets the store keep each record's JSON
  * text between writes and share the scenario's records between workspaces; assigning to a
  * record's field throws a TypeError instead of silently going unsaved.
+ *
+ * A new principal's workspace starts as a view (copy-on-write): it reads the scenario's shared
+ * workspace (one per store, indexes built once) until its first write, which copies the lists —
+ * never the records — into a document of its own. Until then it costs a small object and no disk.
  */
 import { createHash } from 'node:crypto';
 import type { Low } from 'lowdb';
@@ -18,26 +22,73 @@ export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 
 const secretKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
+/** What a view needs: the shared workspace it reads, and how to open its own document on first write. */
+export interface ViewOf {
+  base: Workspace;
+  principal: string;
+  open(data: WorkspaceData): Low<WorkspaceData>;
+}
+
 export class Workspace {
-  readonly #db: Low<WorkspaceData>;
+  #db: Low<WorkspaceData>;
+  #view: ViewOf | null = null;
+  /** Derived values live with the shared workspace when there is one: its records are shared too. */
+  #memoOwner: Workspace = this;
   readonly #seed: number;
-  #sessions = new Map<string, { session: StoredSession; files: SessionFileIndex }>();
-  #secrets = new Map<string, StoredSecret>();
-  #mailboxes = new Map<string, StoredMailbox>();
+  // Set by reindex(), or shared with the base by a view.
+  #sessions!: Map<string, { session: StoredSession; files: SessionFileIndex }>;
+  #secrets!: Map<string, StoredSecret>;
+  #mailboxes!: Map<string, StoredMailbox>;
   readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
 
-  constructor(db: Low<WorkspaceData>, seed: number) {
-    this.#db = db;
+  /** A workspace over its own document, or (given a ViewOf) a copy-on-write view of a shared one. */
+  constructor(source: Low<WorkspaceData> | ViewOf, seed: number) {
     this.#seed = seed;
-    this.reindex();
+    if ('base' in source) {
+      // Reads go to the base's document and indexes, which no one writes through a view.
+      const base = source.base;
+      this.#view = source;
+      this.#memoOwner = base.#memoOwner;
+      this.#db = base.#db;
+      this.#sessions = base.#sessions;
+      this.#secrets = base.#secrets;
+      this.#mailboxes = base.#mailboxes;
+    } else {
+      this.#db = source;
+      this.reindex();
+    }
   }
 
+  /** True once the workspace has a document of its own (it was written to, or loaded). */
+  get materialized(): boolean {
+    return this.#view === null;
+  }
+
+  /** The document; a view answers with the shared lists, which must not be changed through it. */
   get data(): WorkspaceData {
-    return this.#db.data;
+    return this.#view ? { ...this.#view.base.data, principal: this.#view.principal } : this.#db.data;
   }
 
   get principal(): string {
-    return this.#db.data.principal;
+    return this.#view ? this.#view.principal : this.#db.data.principal;
+  }
+
+  /** The first write of a view: copy the lists (records are shared, frozen values) and index them. */
+  #own(): void {
+    const view = this.#view;
+    if (!view) return;
+    const t = view.base.data;
+    const data: WorkspaceData = {
+      format: t.format,
+      next_id: t.next_id,
+      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
+      mailboxes: [...t.mailboxes],
+      secrets: [...t.secrets],
+      principal: view.principal,
+    };
+    this.#view = null;
+    this.#db = view.open(data);
+    this.reindex();
   }
 
   /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
@@ -57,11 +108,14 @@ export class Workspace {
   }
 
   replace(data: WorkspaceData): void {
+    this.#own();
     this.#db.data = data;
     this.reindex();
   }
 
   save(): Promise<void> {
+    // A view has nothing of its own to save: the scenario it shows is where it came from.
+    if (this.#view) return Promise.resolve();
     return this.#db.write();
   }
 
@@ -70,8 +124,9 @@ export class Workspace {
    * derived from one alone (the API view of a file, for instance).
    */
   derived<R extends object, T>(record: R, derive: (record: R) => T): T {
-    let memo = this.#derived.get(derive);
-    if (!memo) this.#derived.set(derive, (memo = new WeakMap()));
+    const derivedBy = this.#memoOwner.#derived;
+    let memo = derivedBy.get(derive);
+    if (!memo) derivedBy.set(derive, (memo = new WeakMap()));
     let value = memo.get(record) as T | undefined;
     if (value === undefined) {
       value = derive(record);
@@ -87,6 +142,7 @@ export class Workspace {
    * (CONTRACT §8 says 24 hex digits; the recorded answers of the real service show 16.)
    */
   newId(prefix: IdPrefix): string {
+    this.#own();
     const position = this.#db.data.next_id++;
     const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
     return `${prefix}_${digest.slice(0, 16)}`;
@@ -99,20 +155,23 @@ export class Workspace {
   }
 
   addSession(session: StoredSession): void {
+    this.#own();
     deepFreeze(session.actions);
     for (const f of session.files) deepFreeze(f);
     this.#db.data.sessions.push(session);
     this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }
 
+  /** By id: a session read from a view is the base's object, the same session once copied. */
   #files(session: StoredSession): SessionFileIndex {
     const entry = this.#sessions.get(session.id);
-    if (!entry || entry.session !== session) throw new Error(`session ${session.id} is not in this workspace`);
+    if (!entry) throw new Error(`session ${session.id} is not in this workspace`);
     return entry.files;
   }
 
   /** Inserts a file at its place in the listing order (binary search, no re-sort). */
   addFile(session: StoredSession, file: StoredFile): void {
+    this.#own();
     this.#files(session).add(deepFreeze(file));
   }
 
@@ -121,6 +180,7 @@ export class Workspace {
   }
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
+    this.#own();
     return this.#files(session).remove(fileId);
   }
 
@@ -140,6 +200,7 @@ export class Workspace {
   }
 
   addMailbox(mailbox: StoredMailbox): StoredMailbox {
+    this.#own();
     deepFreeze(mailbox);
     this.#db.data.mailboxes.push(mailbox);
     this.#mailboxes.set(mailbox.id, mailbox);
@@ -148,6 +209,7 @@ export class Workspace {
 
   /** Replaces a mailbox with a changed copy; returns the new record. */
   updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
+    this.#own();
     const list = this.#db.data.mailboxes;
     const i = list.indexOf(mailbox);
     if (i < 0) throw new Error(`mailbox ${mailbox.id} is not in this workspace`);
@@ -158,8 +220,9 @@ export class Workspace {
   }
 
   removeMailbox(id: string): boolean {
-    const m = this.#mailboxes.get(id);
-    if (!m) return false;
+    if (!this.#mailboxes.has(id)) return false;
+    this.#own();
+    const m = this.#mailboxes.get(id)!;
     const list = this.#db.data.mailboxes;
     list.splice(list.indexOf(m), 1);
     this.#mailboxes.delete(id);
@@ -177,6 +240,7 @@ export class Workspace {
   }
 
   addSecret(secret: StoredSecret): StoredSecret {
+    this.#own();
     deepFreeze(secret);
     this.#db.data.secrets.push(secret);
     this.#secrets.set(secretKey(secret.namespace, secret.name), secret);
@@ -185,6 +249,7 @@ export class Workspace {
 
   /** Replaces a secret with a changed copy (same id, namespace and name); returns the new record. */
   updateSecret(secret: StoredSecret, changes: Partial<Pick<StoredSecret, 'value' | 'key_hint' | 'last_used_at'>>): StoredSecret {
+    this.#own();
     const list = this.#db.data.secrets;
     const i = list.indexOf(secret);
     if (i < 0) throw new Error(`secret ${secret.id} is not in this workspace`);
@@ -195,6 +260,8 @@ export class Workspace {
   }
 
   removeSecret(id: string): boolean {
+    if (!this.#db.data.secrets.some((s) => s.id === id)) return false;
+    this.#own();
     const list = this.#db.data.secrets;
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;
