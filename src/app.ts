@@ -31,6 +31,11 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /**
+   * Resets one principal's workspace, or everything a test can change: the clock (back to its
+   * state when the mock started), every workspace, the journal, the faults and the coverage.
+   */
+  reset(principal?: string): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -65,6 +70,8 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
  */
 export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
+  // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
+  const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
   const store = await Store.open({
     inMemory: options.inMemory ?? !options.dataDir,
@@ -80,6 +87,15 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
+  const reset = async (principal?: string) => {
+    if (principal !== undefined) return store.reset(principal);
+    // The clock first: workspaces are rebuilt from the scenario at the clock's time.
+    clock.restore(clockAtStart);
+    await store.reset();
+    journal.clear();
+    faults.clear();
+    coverage.clear();
+  };
   const deps = {
     faults,
     operations,
@@ -144,6 +160,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     controlPlane({
       store,
       clock,
+      reset,
       journal,
       faults,
       coverage,
@@ -179,6 +196,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
+    reset,
     close: () => store.close(),
   };
   return app;
