@@ -134,7 +134,8 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       const record = () => {
         if (done || !facts.service) return;
         done = true;
-        const status = facts.dropped ? 0 : res.statusCode;
+        // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
+        const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
         const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
         const operationId = facts.operationId ?? null;
         const principal = facts.principal ?? null;

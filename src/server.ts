@@ -21,13 +21,20 @@ export interface ServerOptions extends MockOptions {
   keepAliveTimeoutMs?: number;
 }
 
+export const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
+
 export interface MockServer {
   /** Base URL of the running mock, e.g. `http://127.0.0.1:54321`. */
   url: string;
   port: number;
   app: MockApp;
-  /** Stops accepting connections, lets in-flight requests finish, flushes state. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to `shutdownGraceMs`, then
+   * cuts them off, logs them and removes their temporary uploads), flushes state.
+   */
   close(): Promise<void>;
+  /** How many requests are being answered right now. */
+  pendingRequests(): number;
   /**
    * Without a principal, restores everything a test can change: the clock (to its state at start;
    * a clock passed in stays the same object), every workspace, the journal, the faults and the
@@ -106,17 +113,26 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     faults: app.mock.faults,
     requests: (filter) => app.mock.journal.list(filter),
     workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
+    pendingRequests: () => inFlight.size,
     close: () =>
       (closing ??= (async () => {
-        // Stop accepting; let in-flight requests finish (within the grace period); then flush.
+        // Stop accepting; let in-flight requests finish within the grace period; cut off what
+        // is left (logged, its temporary upload removed); then flush.
         stopping = true;
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 8_000);
+        const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        const deadline = setTimeout(() => {
+          for (const res of inFlight) {
+            app.mock.logger.warn({ method: res.req.method, url: res.req.url, answering: res.headersSent }, `shutdown: request cut off after ${graceMs / 1000} s`);
+          }
+          server.closeAllConnections();
+        }, graceMs);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
         clearTimeout(deadline);
+        await app.mock.store.blobs.discardTemps();
         await app.mock.close();
       })()),
   };
