@@ -124,31 +124,31 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     const started = process.hrtime.bigint();
     const startedAt = clock.now();
     const facts: RequestFacts = {};
+    let done = false;
+    const record = () => {
+      if (done || !facts.service) return;
+      done = true;
+      // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
+      const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
+      const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
+      const operationId = facts.operationId ?? null;
+      const principal = facts.principal ?? null;
+      logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms }, 'request');
+      const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
+      journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
+      if (operationId) coverage.record(operationId, status);
+    };
+    // Listening from the start: a request cut off while its handler still waits for the body
+    // (a client gone, a shutdown) is recorded when its connection closes.
+    res.once('finish', record);
+    res.once('close', record);
     try {
       const handled = await handleServiceRequest(req, res, deps, facts);
       if (!handled) return next();
     } catch (e) {
       return next(e);
     } finally {
-      let done = false;
-      const record = () => {
-        if (done || !facts.service) return;
-        done = true;
-        // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
-        const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
-        const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
-        const operationId = facts.operationId ?? null;
-        const principal = facts.principal ?? null;
-        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms }, 'request');
-        const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
-        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
-        if (operationId) coverage.record(operationId, status);
-      };
-      if (res.writableFinished || facts.dropped) record();
-      else {
-        res.once('finish', record);
-        res.once('close', record);
-      }
+      if (facts.dropped) record();
     }
   });
 
