@@ -20,7 +20,7 @@ const listeningLine = (server: MockServer) => ` listening on ${server.url} (set 
 /** What start-up failure to report, and the exit code. */
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   const { port, host } = parsed.options;
-  if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario}: ${e.message}`, 2];
+  if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario ?? '--scenario'}: ${e.message}`, 2];
   if (e instanceof StartupError) return [e.message, 1];
   const err = e as NodeJS.ErrnoException & { syscall?: string };
   if (err.syscall === 'listen') {
@@ -68,9 +68,10 @@ async function main(): Promise<number> {
   say(process.stdout, listeningLine(server));
   await signalled;
   // docker stop sends SIGKILL 10 s after SIGTERM: the grace leaves time to flush and exit.
+  // On stderr, so that stdout stays the log (JSON lines when piped) after the listening line.
   const pending = server.pendingRequests();
   const grace = `up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s`;
-  say(process.stdout, pending ? ` stopping: waiting for ${pending} request${pending === 1 ? '' : 's'} (${grace})` : ' stopping');
+  say(process.stderr, pending ? ` stopping: waiting for ${pending} request${pending === 1 ? '' : 's'} (${grace})` : ' stopping');
   await server.close();
   return 0;
 }

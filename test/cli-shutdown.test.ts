@@ -52,8 +52,9 @@ async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Pr
 /** Resolves when the CLI has printed a line matching `re`. */
 function printed(cli: RunningCli, re: RegExp): Promise<void> {
   return new Promise((resolve) => {
-    const check = () => re.test(cli.output()) && (cli.child.stdout!.off('data', check), resolve());
-    cli.child.stdout!.on('data', check);
+    const streams = [cli.child.stdout!, cli.child.stderr!];
+    const check = () => re.test(cli.output()) && (streams.forEach((s) => s.off('data', check)), resolve());
+    streams.forEach((s) => s.on('data', check));
     check();
   });
 }
