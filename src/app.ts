@@ -7,7 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
-import { docsRouter } from './docs.js';
+import { controlPlaneDocsRouter, docsRouter } from './docs.js';
+import { landingPageRoute } from './landing-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -17,7 +18,7 @@ import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
-import { controlPlane } from './mock/control-plane.js';
+import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
 import { isMockOwnPath, nearMiss } from './mock/near-miss.js';
@@ -143,6 +144,9 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
   app.use(docsRouter(document.info.title));
+  app.get('/', landingPageRoute(document.info.title, document.info.version));
+  const controlPlaneDocument = readControlPlaneDocument();
+  app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
 
   app.use(
     '/__mock',
