@@ -1,6 +1,7 @@
 /**
- * The request log: one pino line per service request with the top-level fields of CONTRACT §7
- * (method, url, operationId, principal, status, duration_ms). JSON wherever a program reads it
+ * The request log: one pino line per service request (and per unmatched request, with a near-miss
+ * `hint`) with the top-level fields of CONTRACT §7 (method, url, operationId, principal, status,
+ * duration_ms). JSON wherever a program reads it
  * (a pipe, a file, a container log); pino-pretty in a terminal, still one line per request.
  * The line is built from those fields only: never a header, a body or a secret.
  */
