@@ -60,10 +60,13 @@ async function main(): Promise<number> {
     return code;
   }
   // Listening for signals before saying where it listens: whoever reads that line may stop it at once.
+  // A second signal finds no listener and ends the process at once, as a second Ctrl-C should.
   const signalled = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const stop = () => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop).on('SIGTERM', stop);
   });
   say(process.stdout, listeningLine(server));
   await signalled;
