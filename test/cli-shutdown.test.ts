@@ -102,3 +102,18 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
     await again.exited;
   }
 });
+
+test('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
+  const cli = await startCli(ARGS, { cwd: dir });
+  const { answer } = await halfUpload(cli.url);
+  cli.child.kill('SIGTERM');
+  await printed(cli, /stopping: waiting for 1 request/);
+  cli.child.kill('SIGINT');
+  expect(await cli.exited).toBeNull();
+  expect(cli.child.signalCode).toBe('SIGINT');
+  await expect(answer).rejects.toThrow();
+  const again = await startCli([...ARGS, '--log-level', 'silent'], { cwd: dir });
+  expect(temps()).toEqual([]);
+  again.child.kill('SIGTERM');
+  expect(await again.exited).toBe(0);
+});
