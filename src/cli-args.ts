@@ -89,7 +89,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'journal-size': {
     value: 'N',
-    help: 'how many service requests /__mock/requests keeps (default 1000)',
+    help: 'how many requests /__mock/requests keeps, service and unmatched ones (default 1000)',
     set: (o, v) => (/^\d+$/.test(String(v)) ? void (o.journalSize = Number(v)) : 'must be a whole number of requests'),
   },
   'admin-token': {
