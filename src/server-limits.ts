@@ -65,15 +65,23 @@ export function limitConnections(server: Server, app: RequestListener, opts: { m
 
 function watchBody(req: IncomingMessage, res: ServerResponse, idleMs: number) {
   const socket = req.socket;
-  // A socket timeout restarts with every byte read: exactly "idle between chunks".
+  let fired = false;
+  // A socket timeout restarts with every byte read: exactly "idle between chunks". Node emits it
+  // on the request while the body is incomplete, else on the response (and, with no listener,
+  // would destroy the socket): both are heard here.
   const onTimeout = () => {
-    if (req.complete) return;
+    if (fired) return;
+    // The whole body is in, only not read yet (a fault's delay, say): the client is not idle.
+    if (req.complete) return void socket.setTimeout(0);
     // Our side not reading (the upload's disk is slower than the client) is not the client idling.
     if (req.readableLength >= req.readableHighWaterMark) return void socket.setTimeout(idleMs);
+    fired = true;
     if (!res.headersSent) sendSimple(res, 408, 'Request body timed out', {});
     else socket.destroy();
   };
   req.setTimeout(idleMs, onTimeout);
+  res.on('timeout', onTimeout);
+  res.once('finish', () => res.off('timeout', onTimeout));
   req.once('end', () => {
     req.off('timeout', onTimeout);
     // Once the response is out, Node owns the socket's timeout (keep-alive); before, nothing should.

@@ -61,6 +61,14 @@ test('a body that stops arriving is answered 408 after the idle timeout, and the
   expect((await fetch(`${cli.url}/health`)).status).toBe(200);
 });
 
+test('a body that has all arrived but waits to be read (a fault delay longer than the idle timeout) is not cut off', async () => {
+  const cli = await run(['--body-idle-timeout', '1s']);
+  const fault = await rawRequest(cli.url, { method: 'POST', path: '/__mock/faults', headers: { 'Content-Type': 'application/json' }, body: '{"operationId":"storeSecret","status":503,"delay_ms":2500}' });
+  expect(fault.status).toBe(201);
+  const res = await rawRequest(cli.url, { method: 'POST', path: '/secrets', headers: { Authorization: 'Bearer slow', 'Content-Type': 'application/json' }, body: '{"name":"N","value":"value-value"}' });
+  expect(res.status).toBe(503);
+});
+
 test('an upload that keeps arriving slowly, for longer than the idle timeout in all, is stored', async () => {
   const cli = await run(['--body-idle-timeout', '2s']);
   const c = await open(cli.url);
