@@ -53,8 +53,9 @@ export function summarizeBody(value: Summarisable): unknown {
       spend(8);
       return v.value;
     }
-    const entries: [string, Summarisable][] | null = v instanceof Map ? [...v.entries()] : Array.isArray(v) ? null : Object.entries(v as object);
-    const count = entries ? entries.length : (v as unknown[]).length;
+    // Only the keys kept are taken out of a Map: one of 349k keys is not copied to be cut short.
+    const entries: [string, Summarisable][] | null = v instanceof Map ? firstEntries(v, SUMMARY_ITEMS + 1) : Array.isArray(v) ? null : Object.entries(v as object);
+    const count = v instanceof Map ? v.size : entries ? entries.length : (v as unknown[]).length;
     if (depth >= SUMMARY_DEPTH || (budget <= 0 && count > 0)) {
       spend(24);
       return entries ? { '…': `${count} keys` } : [`…(${count} items)`];
@@ -78,7 +79,7 @@ export function summarizeBody(value: Summarisable): unknown {
     for (let i = 0; i < entries.length; i++) {
       // A key is kept whole or not at all, so redaction (by key) always recognises it.
       if (i >= SUMMARY_ITEMS || budget < Math.min(entries[i][0].length, SUMMARY_STRING)) {
-        out['…'] = `${entries.length - i} more keys`;
+        out['…'] = `${count - i} more keys`;
         spend(24);
         break;
       }
@@ -88,4 +89,13 @@ export function summarizeBody(value: Summarisable): unknown {
     return out;
   };
   return walk(value, 0);
+}
+
+function firstEntries(map: Map<string, Summarisable>, n: number): [string, Summarisable][] {
+  const out: [string, Summarisable][] = [];
+  for (const entry of map) {
+    if (out.length >= n) break;
+    out.push(entry);
+  }
+  return out;
 }
