@@ -124,16 +124,14 @@ export const downloadSessionFile: Handler = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   const file = fileOr404(ws, sessionOr404(ws, path.session_id), path.file_id);
   if (isExpired(file, ctx.clock.now())) throw new HttpError(410, DETAIL.fileExpired);
-  const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
   // A type stored before it was checked (older data, an imported snapshot) must not break the answer.
   const stored = HEADER_VALUE.test(file.mime_type) ? file.mime_type : 'application/octet-stream';
   // Starlette adds a charset to text/* media types.
   const type = stored.startsWith('text/') && !/charset=/i.test(stored) ? `${stored}; charset=utf-8` : stored;
-  return {
-    status: 200,
-    stream,
-    headers: { 'Content-Type': type, 'Content-Length': String(file.size), 'Content-Disposition': contentDisposition(file.filename) },
-  };
+  const headers = { 'Content-Type': type, 'Content-Length': String(file.size), 'Content-Disposition': contentDisposition(file.filename) };
+  // Opened last, once nothing here can throw: from now on the pipeline owns (and closes) it.
+  const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
+  return { status: 200, stream, headers };
 };
 
 export const deleteSessionFile: Handler = async ({ path }, ctx) => {
