@@ -14,7 +14,9 @@ import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 import { handleServiceRequest, sendError, sendJsonText, type RequestFacts } from './pipeline.js';
 import { DETAIL, HttpError } from './errors/http-error.js';
-import { Store } from './store/store.js';
+import { StartupError, Store } from './store/store.js';
+import type { DriftLog } from './proxy/drift.js';
+import type { ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
 import { controlPlane } from './mock/control-plane.js';
@@ -31,6 +33,10 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
+  drift?: DriftLog;
+  /** With --record: resolves once everything recorded so far is written. */
+  flushRecording?: () => Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -50,6 +56,39 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
 }
 
 /**
+ * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
+ */
+async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
+  if (!options.upstream) {
+    if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
+    if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
+    return undefined;
+  }
+  if (options.recordSecretValues && !options.record) throw new StartupError('--record-secret-values needs --record');
+  const { parseUpstream, UpstreamUrlError } = await import('./proxy/forward.js');
+  let upstream;
+  try {
+    upstream = parseUpstream(options.upstream, options.upstreamTimeoutSeconds ?? DEFAULTS.upstreamTimeoutSeconds);
+  } catch (e) {
+    if (e instanceof UpstreamUrlError) throw new StartupError(e.message);
+    throw e;
+  }
+  const { DriftLog } = await import('./proxy/drift.js');
+  const drift = new DriftLog(document, clock, logger);
+  let recorder;
+  if (options.record) {
+    const { Recorder } = await import('./proxy/recorder.js');
+    const file = resolve(options.cwd ?? process.cwd(), options.record);
+    recorder = new Recorder(file, { upstreamOrigin: upstream.origin, clock, logger, secretValues: options.recordSecretValues ?? false });
+    recorder.schedule();
+    await recorder.flush();
+    logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
+  }
+  logger.info({ upstream: upstream.origin }, 'forwarding service requests to the upstream; the local store is not used');
+  return { upstream, drift, recorder, logger };
+}
+
+/**
  * Creates the mock application.
  *
  * @example
@@ -66,17 +105,20 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
 export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
+  const document = readOpenApi();
+  const operations = buildOperations(document);
+  // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
+  const proxy = await proxyDeps(options, document, clock, logger);
   const store = await Store.open({
-    inMemory: options.inMemory ?? !options.dataDir,
-    dataDir: options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
+    // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
+    inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
+    dataDir: !proxy && options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
     scenario: options.scenario ?? DEFAULTS.scenario,
     seed: options.seed ?? DEFAULTS.seed,
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
   });
-  const document = readOpenApi();
-  const operations = buildOperations(document);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
@@ -94,6 +136,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),
     keyPrincipals: new Map<string, string>(),
+    proxy,
   };
 
   const app = express() as unknown as MockApp;
@@ -151,6 +194,8 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       serviceOperationIds: operations.map((o) => o.id),
+      drift: deps.proxy?.drift,
+      operations,
     }),
   );
 
@@ -179,7 +224,12 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
-    close: () => store.close(),
+    drift: deps.proxy?.drift,
+    flushRecording: deps.proxy?.recorder ? () => deps.proxy!.recorder!.flush() : undefined,
+    close: async () => {
+      await deps.proxy?.recorder?.flush();
+      await store.close();
+    },
   };
   return app;
 }

@@ -32,6 +32,10 @@ export const FLAGS: Record<string, FlagSpec> = {
   cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
   'validate-responses': { type: 'boolean', help: 'check every response against openapi.json (slower; on in the test suite)' },
+  upstream: { type: 'string', value: 'URL', help: 'forward service requests to the real service at URL and report drift at /__mock/drift (default off)' },
+  'upstream-timeout': { type: 'string', value: 'DURATION', help: 'how long the upstream may stay silent before a 504: seconds or 90s, 2m (default 30s)' },
+  record: { type: 'string', value: 'FILE', help: 'with --upstream: keep what the real service answered in a scenario file (default off)' },
+  'record-secret-values': { type: 'boolean', help: 'with --record: keep secret values read through getSecret (default: placeholders)' },
   help: { type: 'boolean', help: 'show this help' },
   version: { type: 'boolean', help: 'print the version' },
 };
@@ -204,5 +208,30 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     options.logLevel = level.value;
   }
   options.validateResponses = bool('validate-responses');
+
+  const upstream = get('upstream');
+  if (upstream.value !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(upstream.value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`${upstream.from} must be an http:// or https:// URL, not ${JSON.stringify(upstream.value)}`);
+    options.upstream = upstream.value;
+  }
+  const upstreamTimeout = get('upstream-timeout');
+  if (upstreamTimeout.value !== undefined) {
+    const seconds = parseDuration(upstreamTimeout.value);
+    if (seconds === null || seconds <= 0) throw new UsageError(`${upstreamTimeout.from} must be a positive duration such as 30, 90s or 2m, not ${JSON.stringify(upstreamTimeout.value)}`);
+    options.upstreamTimeoutSeconds = seconds;
+  }
+  const record = get('record');
+  if (record.value !== undefined) {
+    if (!options.upstream) throw new UsageError(`${record.from} needs --upstream: a recording is made of what the real service answers`);
+    options.record = record.value;
+  }
+  options.recordSecretValues = bool('record-secret-values');
+  if (options.recordSecretValues && !options.record) throw new UsageError('--record-secret-values needs --record');
   return { options };
 }
