@@ -40,7 +40,11 @@ export function placeholderValue(keyHint: string): string {
 }
 
 /** Scenario timestamps need a zone; a service that omits it means UTC. */
-const zoned = (t: unknown, fallback: string): string => (typeof t !== 'string' ? fallback : /(Z|[+-]\d\d:?\d\d)$/i.test(t) ? t : `${t}Z`);
+function zoned<F extends string | null>(t: unknown, fallback: F): string | F {
+  if (typeof t !== 'string') return fallback;
+  const z = /(Z|[+-]\d\d:?\d\d)$/i.test(t) ? t : `${t}Z`;
+  return /^\d{4}-\d\d-\d\dT/.test(z) && !Number.isNaN(Date.parse(z)) ? z : fallback;
+}
 
 function filenameOf(disposition: string | undefined): string | undefined {
   if (!disposition) return undefined;
@@ -70,15 +74,15 @@ export class Recorder {
   }
 
   #file(sessionId: string, f: Json) {
-    if (typeof f?.id !== 'string') return;
+    if (typeof f?.id !== 'string' || !f.id) return;
     const files = this.#session(sessionId).files;
     const known = files.get(f.id);
     const now = isoTime(this.opts.clock.now());
     const entry: FileEntry = {
       id: f.id,
-      filename: String(f.filename ?? known?.filename ?? f.id),
-      mime_type: String(f.mime_type ?? known?.mime_type ?? 'application/octet-stream'),
-      size: Number.isInteger(f.size) ? f.size : (known?.size ?? 0),
+      filename: String(f.filename || known?.filename || f.id),
+      mime_type: String(f.mime_type || known?.mime_type || 'application/octet-stream'),
+      size: Number.isInteger(f.size) && f.size >= 0 ? f.size : (known?.size ?? 0),
       checksum: String(f.checksum ?? known?.checksum ?? ''),
       created_at: zoned(f.created_at, known?.created_at ?? now),
       expires_at: zoned(f.expires_at, known?.expires_at ?? now),
@@ -94,24 +98,25 @@ export class Recorder {
     const healthy = typeof m.healthy === 'boolean' ? m.healthy : true;
     this.#mailboxes.set(m.id, {
       id: m.id,
-      email_address: String(m.email_address ?? ''),
+      // A drifted answer may lack fields the scenario needs; the recording stays loadable.
+      email_address: typeof m.email_address === 'string' && m.email_address ? m.email_address : 'unknown@recorded.invalid',
       provider: m.provider === 'microsoft_outlook' ? 'microsoft_outlook' : 'gmail',
       healthy,
       authorized_scopes: Array.isArray(m.authorized_scopes) ? m.authorized_scopes.map(String) : [],
       allow_all_senders: m.allow_all_senders === true,
       allowed_sender_domains: Array.isArray(m.allowed_sender_domains) ? m.allowed_sender_domains.map(String) : [],
-      created_at: m.created_at == null ? null : zoned(m.created_at, ''),
-      updated_at: m.updated_at == null ? null : zoned(m.updated_at, ''),
+      created_at: zoned(m.created_at, null),
+      updated_at: zoned(m.updated_at, null),
       // The connection's real state is hidden; the last answer's `healthy` is the best guess.
       connection_healthy: healthy,
     });
   }
 
   #secret(s: Json) {
-    if (typeof s?.id !== 'string') return;
+    if (typeof s?.id !== 'string' || typeof s.name !== 'string' || !s.name) return;
     const namespace = s.namespace === 'llm_provider' ? 'llm_provider' : 'function_env';
     const value = this.#values.get(`${namespace}/${s.name}`) ?? placeholderValue(String(s.key_hint ?? '***'));
-    this.#secrets.set(s.id, { id: s.id, namespace, name: String(s.name), value, created_at: zoned(s.created_at, isoTime(this.opts.clock.now())), last_used_at: s.last_used_at == null ? null : zoned(s.last_used_at, '') });
+    this.#secrets.set(s.id, { id: s.id, namespace, name: String(s.name), value, created_at: zoned(s.created_at, isoTime(this.opts.clock.now())), last_used_at: zoned(s.last_used_at, null) });
   }
 
   /** Takes in one real answer; returns whether the recording changed (and schedules a write). */
