@@ -121,10 +121,12 @@ describe('the recording', () => {
     expect(log.text()).toMatch(/whatever the token/);
   });
 
-  test('holds no token, no secret value and no access token — nor does the log or the drift report', async () => {
+  test('holds no token, no secret value and no access token — nor do the log, the drift report or the journal', async () => {
     const accessToken = JSON.parse(viaProxy.find((a) => a.step === 'createToken')!.body).access_token as string;
     const drift = await (await fetch(`${proxy.url}/__mock/drift?format=junit`)).text();
-    for (const where of [text, log.text(), drift, JSON.stringify(proxy.drift())]) {
+    const journal = await (await fetch(`${proxy.url}/__mock/requests`)).text();
+    expect(proxy.requests({ operationId: 'storeSecret' })[0].body).toEqual({ name: 'FLOW_SECRET', value: '***', namespace: 'function_env' });
+    for (const where of [text, log.text(), drift, JSON.stringify(proxy.drift()), journal]) {
       expect(where).not.toContain(PROXY_TOKEN);
       expect(where).not.toContain(SECRET_VALUE);
       expect(where).not.toContain(accessToken);
