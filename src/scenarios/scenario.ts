@@ -101,7 +101,9 @@ export function readScenarioFile(ref: string, cwd?: string, { trustBuiltIn = fal
   if (problem) {
     const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
     const extra = problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
-    throw new ScenarioError(`scenario file ${file}: ${where} ${problem.message}${extra}`);
+    // The schema's only `not` is the file record's: content and content_base64 exclude each other.
+    const message = problem.keyword === 'not' ? 'has both content and content_base64; give one' : problem.message;
+    throw new ScenarioError(`scenario file ${file}: ${where} ${message}${extra}`);
   }
   checkConsistency(data as ScenarioFile, file);
   return data as ScenarioFile;
