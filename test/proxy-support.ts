@@ -57,6 +57,8 @@ export async function clientFlow(base: string, token: string): Promise<Answer[]>
   await call('listSessionFiles sess_many_files', '/sessions/sess_many_files/files?limit=3');
   await call('deleteSessionFile', `/sessions/sess_many_files/files/${JSON.parse(out[out.length - 1].body).files[0].id}`, { method: 'DELETE' });
   await call('getSessionScript', '/sessions/sess_demo/workflow/code?as_workflow=true');
+  // Inferred response formats must not replace the recorded actions.
+  await call('getSessionScript inferred', '/sessions/sess_demo/workflow/code?infer_response_format=true');
   await call('listMailboxes', '/mailboxes');
   await call('updateMailbox', '/mailboxes/mbx_gmail', { method: 'PATCH', headers: json, body: JSON.stringify({ allow_all_senders: false, allowed_sender_domains: ['example.com'] }) });
   await call('syncMailboxes', '/mailboxes/sync', { method: 'POST', headers: json, body: JSON.stringify({ provider: 'gmail' }) });

@@ -53,6 +53,8 @@ export class UpstreamTimeout extends Error {
 export function upstreamFailure(upstream: Upstream, error: NodeJS.ErrnoException): { status: 502 | 504; detail: string } {
   if (error instanceof UpstreamTimeout) return { status: 504, detail: `upstream ${upstream.origin} sent nothing for ${upstream.timeoutMs / 1000} s (--upstream-timeout)` };
   const code = error.code ?? 'ERROR';
+  if (code.startsWith('HPE_')) return { status: 502, detail: `upstream ${upstream.origin} sent an answer that is not valid HTTP: ${code}` };
+  if (code === 'INVALID_ANSWER') return { status: 502, detail: `upstream ${upstream.origin} sent an answer that cannot be passed on: ${error.message.split('\n')[0]}` };
   if (TLS_CODE.test(code)) return { status: 502, detail: `TLS with upstream ${upstream.origin} failed: ${code} (${error.message.split('\n')[0]})` };
   return { status: 502, detail: `upstream ${upstream.origin} unreachable: ${code}` };
 }
@@ -112,7 +114,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, upstream: Ups
   });
   upReq.on('response', (upRes) => {
     hooks.onResponse?.(upRes);
-    res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.headers));
+    try {
+      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.headers));
+    } catch (e) {
+      // A header Node refuses to send on (an invalid character, say): a 502, not a crash.
+      return void upReq.destroy(Object.assign(new Error((e as Error).message), { code: 'INVALID_ANSWER' }));
+    }
     upRes.on('data', (chunk: Buffer) => hooks.onResponseChunk?.(chunk));
     upRes.pipe(res);
     upRes.on('aborted', () => res.destroy());

@@ -59,6 +59,8 @@ export class Recorder {
   #secrets = new Map<string, Secret>();
   /** Values read by getSecret, by namespace and name (only with recordSecretValues). */
   #values = new Map<string, string>();
+  /** Sessions whose actions came from an answer without inferred response formats. */
+  #plainActions = new Set<string>();
   #dirty = false;
   #writing: Promise<void> | null = null;
 
@@ -144,9 +146,17 @@ export class Recorder {
       case 'deleteSessionFile':
         this.#sessions.get(sessionId)?.files.delete(fileId);
         break;
-      case 'getSessionScript':
-        if (Array.isArray(j.json_actions)) this.#session(sessionId).actions = j.json_actions.filter((a: unknown) => a && typeof a === 'object' && typeof (a as Json).type === 'string');
+      case 'getSessionScript': {
+        if (!Array.isArray(j.json_actions)) return;
+        // With infer_response_format the service adds response formats it inferred: those
+        // actions are kept only until an answer without inference shows the recorded ones.
+        const inferred = /^(1|t|y|on|yes|true)$/i.test(o.query.get('infer_response_format')?.trim() ?? '');
+        const session = this.#session(sessionId);
+        if (inferred && this.#plainActions.has(sessionId)) return;
+        if (!inferred) this.#plainActions.add(sessionId);
+        session.actions = j.json_actions.filter((a: unknown) => a && typeof a === 'object' && typeof (a as Json).type === 'string');
         break;
+      }
       case 'listMailboxes':
       case 'syncMailboxes':
         if (Array.isArray(j.items)) for (const m of j.items) this.#mailbox(m);
