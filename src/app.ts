@@ -80,8 +80,11 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
     const { Recorder } = await import('./proxy/recorder.js');
     const file = resolve(options.cwd ?? process.cwd(), options.record);
     recorder = new Recorder(file, { upstreamOrigin: upstream.origin, clock, logger, secretValues: options.recordSecretValues ?? false });
-    recorder.schedule();
-    await recorder.flush();
+    try {
+      await recorder.write();
+    } catch (e) {
+      throw new StartupError(`--record ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
     logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
   }
   logger.info({ upstream: upstream.origin }, 'forwarding service requests to the upstream; the local store is not used');

@@ -217,13 +217,18 @@ export class Recorder {
     this.#writing ??= this.#drain();
   }
 
+  /** One atomic write: a temporary file beside the recording, renamed over it. */
+  async write(): Promise<void> {
+    const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
+    await writeFile(tmp, `${JSON.stringify(this.scenario(), null, 2)}\n`);
+    await rename(tmp, this.file);
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#dirty) {
         this.#dirty = false;
-        const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
-        await writeFile(tmp, `${JSON.stringify(this.scenario(), null, 2)}\n`);
-        await rename(tmp, this.file);
+        await this.write();
       }
     } catch (e) {
       this.opts.logger.error({ file: this.file, error: (e as Error).message }, 'could not write the recording');
