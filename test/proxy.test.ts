@@ -117,7 +117,7 @@ describe('the recording', () => {
 
   test('says it holds everything seen through one proxy whatever the token, with a placeholder user and key', () => {
     expect(scenario.description).toMatch(/whatever the token/);
-    expect(scenario.api_keys).toEqual([RECORDED_API_KEY]);
+    expect(scenario.api_keys).toEqual([{ key: RECORDED_API_KEY, owner: scenario.users[0].username }]);
     expect(log.text()).toMatch(/whatever the token/);
   });
 

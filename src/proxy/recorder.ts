@@ -204,7 +204,7 @@ export class Recorder {
       description: `Recorded by cloud-browser-mock from ${this.opts.upstreamOrigin}: everything seen through one proxy, whatever the token, in one scenario. Tokens are never recorded: the user ${RECORDED_USER.username} and the API key ${RECORDED_API_KEY} are placeholders.${this.opts.secretValues ? '' : ' Secret values are placeholders (run with --record-secret-values to keep values read through getSecret).'}`,
       generated_at: isoTime(this.opts.clock.now()),
       users: [RECORDED_USER],
-      api_keys: [RECORDED_API_KEY],
+      api_keys: [{ key: RECORDED_API_KEY, owner: RECORDED_USER.username }],
       sessions: [...this.#sessions].map(([id, s]) => ({ id, actions: s.actions, files: files(s) })),
       mailboxes: [...this.#mailboxes.values()],
       secrets: [...this.#secrets.values()],
