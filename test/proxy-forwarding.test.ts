@@ -42,7 +42,7 @@ test('method, base path, path, query, end-to-end headers and body go through; ho
         port: url.port,
         method: 'POST',
         path: `${url.pathname}${url.search}`,
-        headers: { Authorization: 'Bearer sk_forward_case', 'Content-Type': 'application/json', 'X-Client': 'kept', Connection: 'keep-alive, X-Private', 'X-Private': 'hop', TE: 'trailers', 'Proxy-Authorization': 'Basic eDp5' },
+        headers: { Authorization: 'Bearer sk_forward_case', 'Content-Type': 'application/json', 'X-Client': 'kept', Connection: 'keep-alive, X-Private', 'X-Private': 'hop', TE: 'trailers', 'Proxy-Authorization': 'Basic eDp5', Expect: '100-continue' },
       },
       (res) => {
         let body = '';
@@ -51,7 +51,8 @@ test('method, base path, path, query, end-to-end headers and body go through; ho
       },
     );
     req.on('error', reject);
-    req.end('{"name":"A","value":"abcdefgh"}');
+    // As curl does with Expect: the body follows the proxy's 100 Continue.
+    req.on('continue', () => req.end('{"name":"A","value":"abcdefgh"}'));
   });
   expect(seen).toHaveLength(1);
   const got = seen[0];
@@ -61,7 +62,7 @@ test('method, base path, path, query, end-to-end headers and body go through; ho
   expect(got.headers.authorization).toBe('Bearer sk_forward_case');
   expect(got.headers['x-client']).toBe('kept');
   expect(got.headers.host).toBe(`127.0.0.1:${(echo.address() as AddressInfo).port}`);
-  for (const hop of ['x-private', 'te', 'proxy-authorization']) expect(got.headers[hop]).toBeUndefined();
+  for (const hop of ['x-private', 'te', 'proxy-authorization', 'expect']) expect(got.headers[hop]).toBeUndefined();
   expect(answer.status).toBe(200);
   expect(answer.body).toBe('{"items":[]}');
   expect(answer.headers['x-upstream']).toBe('yes');

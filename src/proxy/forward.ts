@@ -78,6 +78,8 @@ export function forward(req: IncomingMessage, res: ServerResponse, upstream: Ups
   const base = upstream.url.pathname.replace(/\/+$/, '');
   const headers = endToEndHeaders(req.headers);
   headers.host = upstream.url.host;
+  // Node already answered the client's `Expect: 100-continue`; the expectation ends here.
+  delete headers.expect;
   const send = upstream.url.protocol === 'https:' ? httpsRequest : httpRequest;
   const upReq = send({
     protocol: upstream.url.protocol,
