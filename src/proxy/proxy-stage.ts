@@ -124,6 +124,14 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
   let responseCopy: Kept | undefined;
   let hash: ReturnType<typeof createHash> | undefined;
   let headers: IncomingMessage['headers'] = {};
+  // The journal reads facts.body when the answer finishes: set it as soon as the body is in.
+  let parsed: ReturnType<typeof parsedRequest> | undefined;
+  const parseRequest = () => {
+    parsed ??= parsedRequest(op, req, requestCopy);
+    facts.body = parsed.journal;
+    return parsed;
+  };
+  req.once('end', parseRequest);
   return new Promise((resolve) => {
     forward(req, res, deps.upstream, {
       onRequestChunk: (chunk) => requestCopy.add(chunk),
@@ -143,8 +151,7 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
       },
       onEnd: ({ complete, failure }) => {
         try {
-          const parsed = parsedRequest(op, req, requestCopy);
-          facts.body = parsed.journal;
+          const parsed = parseRequest();
           if (failure) deps.logger.warn({ operationId: op.id, upstream: deps.upstream.origin, status: failure.status }, failure.detail);
           if (!complete || failure) return;
           deps.drift.record('client', op, status, requestProblems(op, req, pathParams, rawQuery, parsed));
