@@ -72,12 +72,12 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
     return undefined;
   }
   if (options.recordSecretValues && !options.record) throw new StartupError('--record-secret-values needs --record');
-  const { parseUpstream, UpstreamUrlError } = await import('./proxy/forward.js');
+  const { parseUpstream, ProxySetupError, UpstreamUrlError } = await import('./proxy/forward.js');
   let upstream;
   try {
     upstream = parseUpstream(options.upstream, options.upstreamTimeoutSeconds ?? DEFAULTS.upstreamTimeoutSeconds);
   } catch (e) {
-    if (e instanceof UpstreamUrlError) throw new StartupError(e.message);
+    if (e instanceof UpstreamUrlError) throw new ProxySetupError(e.message);
     throw e;
   }
   const { DriftLog } = await import('./proxy/drift.js');
@@ -90,7 +90,7 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
     try {
       await recorder.write();
     } catch (e) {
-      throw new StartupError(`--record ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new ProxySetupError(`--record ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
     logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
   }

@@ -163,10 +163,10 @@ describe('the flags', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  test('a --record file that cannot be written stops start-up with one line naming it', () => {
+  test('a --record file that cannot be written stops start-up with one line naming it, exit code 2', () => {
     const target = join(dir, 'no-such-dir', 'rec.json');
     const r = spawnSync(process.execPath, [CLI, '--port', '0', '--upstream', 'http://127.0.0.1:9', '--record', target], { cwd: dir, encoding: 'utf8' });
-    expect(r.status).not.toBe(0);
+    expect(r.status).toBe(2);
     expect(r.stderr).toBe(`cloud-browser-mock: --record ${target}: cannot write there (ENOENT)\n`);
   });
 });

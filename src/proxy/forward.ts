@@ -8,6 +8,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pyDumps } from '../python/values.js';
+import { StartupError } from '../store/store.js';
 
 export interface Upstream {
   url: URL;
@@ -17,6 +18,9 @@ export interface Upstream {
 }
 
 export class UpstreamUrlError extends Error {}
+
+/** A start-up problem with what --upstream or --record names (the CLI exits 2 for it). */
+export class ProxySetupError extends StartupError {}
 
 /** Checks an upstream base URL: http or https, no query or fragment. */
 export function parseUpstream(text: string, timeoutSeconds: number): Upstream {
