@@ -55,6 +55,17 @@ export interface MockOptions {
    * 503 with Retry-After. Default: half of the descriptor limit less 64 (see server-limits.ts).
    */
   maxConnections?: number;
+  /**
+   * The real service's base URL (http or https). Service requests are then forwarded to it and
+   * its answers checked for drift against openapi.json; the local store is not used.
+   */
+  upstream?: string;
+  /** How long the upstream may stay silent (connecting, answering, or mid-body), in seconds. Default 30. */
+  upstreamTimeoutSeconds?: number;
+  /** With `upstream`: a scenario file kept up to date with what the real service answered. */
+  record?: string;
+  /** With `record`: keep secret values read through getSecret (default: placeholders). */
+  recordSecretValues?: boolean;
 }
 
 export const DEFAULTS = {
@@ -68,4 +79,5 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   dataDir: '.cloud-browser-mock',
   bodyIdleTimeoutMs: 30_000,
+  upstreamTimeoutSeconds: 30,
 };

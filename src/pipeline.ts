@@ -22,6 +22,7 @@ import { redactBody } from './mock/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
 import { summarizeBody } from './mock/body-summary.js';
 import { validateInput } from './validation/input.js';
+import { proxyRequest, type ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 
 export interface PipelineDeps {
@@ -37,6 +38,8 @@ export interface PipelineDeps {
   /** token → principal for API keys (see AuthContext). */
   keyPrincipals?: Map<string, string>;
   faults?: Faults;
+  /** With --upstream: the proxy stage replaces read-body → validate → operate. */
+  proxy?: ProxyDeps;
 }
 
 /** Facts about the request that the log line wants. */
@@ -151,6 +154,12 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
       return true;
     }
     sendJsonText(res, fault.status, JSON.stringify(fault.body), fault.headers);
+    return true;
+  }
+  if (deps.proxy) {
+    const principal = op.secured ? principalOrNull(req.headers.authorization, auth) : null;
+    if (principal) facts.principal = principal;
+    await proxyRequest(req, res, op, route.pathParams, rawQuery, deps.proxy, facts);
     return true;
   }
   let body: ParsedBody = { kind: 'none' };
