@@ -90,6 +90,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     config: {
       fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
+      tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),

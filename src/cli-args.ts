@@ -26,6 +26,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   'reset-data': { type: 'boolean', help: 'discard what the data directory holds and start from the scenario' },
   auth: { type: 'string', value: 'open|strict', help: 'open: any bearer token; strict: issued tokens and scenario API keys only (default open)' },
   'file-ttl': { type: 'string', value: 'DURATION', help: 'file retention: seconds or 90s, 24h, 7d, P7D (default 7d)' },
+  'token-ttl': { type: 'string', value: 'DURATION', help: 'how long tokens from POST /token live on the mock\'s clock: seconds or 90s, 24h, 30d, P30D (default 30d)' },
   'max-upload': { type: 'string', value: 'SIZE', help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)' },
   'journal-size': { type: 'string', value: 'N', help: 'how many service requests /__mock/requests keeps (default 1000)' },
   'admin-token': { type: 'string', value: 'TOKEN', help: 'require Authorization: Bearer TOKEN on /__mock (default: open)' },
@@ -82,6 +83,9 @@ export function parseSize(text: string): number | null {
   if (!(unit in SIZE_UNITS)) return null;
   return Math.floor(Number(m[1]) * SIZE_UNITS[unit]);
 }
+
+/** Tokens carry their expiry as a number; a century keeps it far from any precision limit. */
+const MAX_TOKEN_TTL_SECONDS = 100 * 365 * 86400;
 
 export interface CliResult {
   options: ServerOptions;
@@ -172,6 +176,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     const seconds = parseDuration(ttl.value);
     if (seconds === null || seconds <= 0) throw new UsageError(`${ttl.from} must be a positive duration such as 3600, 90s, 24h, 7d or P7D, not ${JSON.stringify(ttl.value)}`);
     options.fileTtlSeconds = seconds;
+  }
+
+  const tokenTtl = get('token-ttl');
+  if (tokenTtl.value !== undefined) {
+    const seconds = parseDuration(tokenTtl.value);
+    if (seconds === null || seconds <= 0 || seconds > MAX_TOKEN_TTL_SECONDS) throw new UsageError(`${tokenTtl.from} must be a positive duration up to 100 years such as 3600, 24h, 30d or P30D, not ${JSON.stringify(tokenTtl.value)}`);
+    options.tokenTtlSeconds = seconds;
   }
 
   const maxUpload = get('max-upload');

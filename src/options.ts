@@ -17,6 +17,8 @@ export interface MockOptions {
   auth?: AuthMode;
   /** File retention in seconds. Default 7 days. */
   fileTtlSeconds?: number;
+  /** How long tokens from `POST /token` live, in seconds on the mock's clock. Default 30 days. */
+  tokenTtlSeconds?: number;
   /** Upload limit in bytes. Default 100 MiB. */
   maxUploadBytes?: number;
   /** Validate every response against openapi.json (a mismatch becomes a 500 and is logged). */
@@ -46,6 +48,7 @@ export const DEFAULTS = {
   auth: 'open' as AuthMode,
   fileTtlSeconds: 7 * 24 * 3600,
   maxUploadBytes: 100 * 1024 * 1024,
+  tokenTtlSeconds: 30 * 24 * 3600,
   logLevel: 'info',
   port: 8000,
   host: '127.0.0.1',
