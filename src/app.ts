@@ -19,7 +19,7 @@ import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
 import { controlPlane } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
+import { DEFAULT_JOURNAL_SIZE, Journal, REDACTED, redactQuery } from './mock/journal.js';
 import { parseQuery } from './python/url.js';
 
 export interface MockRuntime {
@@ -123,9 +123,12 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
         const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
         const operationId = facts.operationId ?? null;
         const principal = facts.principal ?? null;
-        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms }, 'request');
-        const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
-        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
+        const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
+        const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
+        // The log line shows the URL with the journal's redactions (a password in /token's query).
+        const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
+        logger.info({ method: req.method, url, operationId, principal, status, duration_ms }, 'request');
+        journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
         if (operationId) coverage.record(operationId, status);
       };
       if (res.writableFinished || facts.dropped) record();
