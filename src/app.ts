@@ -7,6 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
+import { allowedHostsGuard } from './guards/allowed-hosts.js';
+import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
 import { docsRouter } from './docs.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
@@ -63,7 +65,7 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
  * await app.mock.close();
  * ```
  */
-export async function createApp(options: MockOptions = {}): Promise<MockApp> {
+export async function createApp(options: MockOptions & { host?: string } = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
   const store = await Store.open({
@@ -101,7 +103,13 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  if (options.cors?.length) app.use(corsMiddleware(options.cors));
+  // Before anything answers: a request addressed by a foreign name (DNS rebinding) gets nothing.
+  app.use(allowedHostsGuard(options.allowedHosts ?? [], options.host));
+  if (options.cors?.length) {
+    // The control plane never takes part in CORS: no page on another origin may read it.
+    const cors = corsMiddleware(options.cors);
+    app.use((req: Request, res: Response, next: NextFunction) => (isControlPlanePath(req.url) ? next() : cors(req, res, next)));
+  }
   // Service requests first: they are nearly all the traffic, and each Express layer they would
   // otherwise pass (health, openapi.json, docs, the control plane) costs them time on every
   // request. No service path is one of those paths, so the order changes no answer.
@@ -145,6 +153,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
 
   app.use(
     '/__mock',
+    refuseCrossSite(),
     controlPlane({
       store,
       clock,

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseCorsOrigins } from './cors.js';
+import { parseAllowedHosts } from './guards/allowed-hosts.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
 import { DEFAULTS } from './options.js';
 import type { ServerOptions } from './server.js';
@@ -31,6 +32,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   'journal-size': { type: 'string', value: 'N', help: 'how many service requests /__mock/requests keeps (default 1000)' },
   'admin-token': { type: 'string', value: 'TOKEN', help: 'require Authorization: Bearer TOKEN on /__mock (default: open)' },
   cors: { type: 'string', value: 'ORIGINS', help: 'let browser pages on these origins call the mock: comma-separated, or * for any (default off)' },
+  'allowed-hosts': { type: 'string', value: 'NAMES', help: 'host names to answer besides localhost, loopback and the listen address: comma-separated, .example.com for subdomains, * for any (default none)' },
   'log-level': { type: 'string', value: 'LEVEL', help: 'fatal, error, warn, info, debug, trace or silent (default info)' },
   'validate-responses': { type: 'boolean', help: 'check every response against openapi.json (slower; on in the test suite)' },
   help: { type: 'boolean', help: 'show this help' },
@@ -205,6 +207,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     const origins = parseCorsOrigins(cors.value);
     if (!origins) throw new UsageError(`${cors.from} must be * or comma-separated origins such as http://localhost:5173, not ${JSON.stringify(cors.value)}`);
     options.cors = origins;
+  }
+
+  const hosts = get('allowed-hosts');
+  if (hosts.value !== undefined) {
+    const names = parseAllowedHosts(hosts.value);
+    if (!names) throw new UsageError(`${hosts.from} must be * or comma-separated host names such as mock.internal or .example.com, not ${JSON.stringify(hosts.value)}`);
+    options.allowedHosts = names;
   }
 
   const level = get('log-level');

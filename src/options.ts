@@ -30,6 +30,11 @@ export interface MockOptions {
    * OPTIONS answers 405 as the service does.
    */
   cors?: string[];
+  /**
+   * Host names the mock answers besides localhost, loopback addresses and its own address
+   * (`.example.com` also allows subdomains; `['*']` any name, as the Docker image does).
+   */
+  allowedHosts?: string[];
   /** Where log lines go; default stdout, as JSON. */
   logDestination?: NodeJS.WritableStream;
   /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
