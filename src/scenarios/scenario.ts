@@ -8,6 +8,7 @@ import { readScenarioBytes, readScenarioBytesSync, ScenarioError } from './read-
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { clampInstant } from '../mock/clock.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../operations/secret-rules.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
@@ -177,7 +178,8 @@ export async function loadScenarioFromRequest(ref: string, now: number, cwd?: st
 
 function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
   const shift = now - Date.parse(s.generated_at);
-  const at = (t: string) => Date.parse(t) + shift;
+  // A scenario loaded with the clock near year 9999 keeps its expiries within what a datetime holds.
+  const at = (t: string) => clampInstant(Date.parse(t) + shift);
   const atOrNull = (t: string | null) => (t === null ? null : at(t));
   const sessions: StoredSession[] = s.sessions.map((session) => ({
     id: session.id,
