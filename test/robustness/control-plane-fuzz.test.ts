@@ -159,7 +159,9 @@ test(`${RUNS_PER_OPERATION} fuzzed requests per control-plane operation: never a
 
   cli.child.kill('SIGTERM');
   expect(await cli.exited).toBe(0);
-  cli = await startCli(ARGS, { cwd: dir });
+  // The data directory remembers the scenario the fuzzing switched to; start-up must name it.
+  const meta = JSON.parse(readFileSync(join(dir, 'data', 'meta.json'), 'utf8')) as { scenario: string; seed: number };
+  cli = await startCli([...ARGS, '--scenario', meta.scenario, '--seed', String(meta.seed)], { cwd: dir });
   const restarted = await everyServiceOperation();
   expect(Object.entries(restarted).filter(([, status]) => status >= 500)).toEqual([]);
 });
