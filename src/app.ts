@@ -9,7 +9,8 @@ import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
-import { docsRouter } from './docs.js';
+import { controlPlaneDocsRouter, docsRouter } from './docs.js';
+import { landingPageRoute } from './landing-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -19,9 +20,10 @@ import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
-import { controlPlane } from './mock/control-plane.js';
+import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, REDACTED, redactQuery } from './mock/journal.js';
+import { isMockOwnPath, nearMiss } from './mock/near-miss.js';
 import { parseQuery } from './python/url.js';
 
 export interface MockRuntime {
@@ -33,6 +35,11 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /**
+   * Resets one principal's workspace, or everything a test can change: the clock (back to its
+   * state when the mock started), every workspace, the journal, the faults and the coverage.
+   */
+  reset(principal?: string): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -67,6 +74,8 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
  */
 export async function createApp(options: MockOptions & { host?: string } = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
+  // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
+  const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
   const store = await Store.open({
     inMemory: options.inMemory ?? !options.dataDir,
@@ -82,6 +91,15 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
+  const reset = async (principal?: string) => {
+    if (principal !== undefined) return store.reset(principal);
+    // The clock first: workspaces are rebuilt from the scenario at the clock's time.
+    clock.restore(clockAtStart);
+    await store.reset();
+    journal.clear();
+    faults.clear();
+    coverage.clear();
+  };
   const deps = {
     faults,
     operations,
@@ -117,39 +135,47 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     const started = process.hrtime.bigint();
     const startedAt = clock.now();
     const facts: RequestFacts = {};
+    let done = false;
+    const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
+    // Service requests, and every request the service would not know (a typo'd URL, a 307):
+    // those leave a trace too, with operationId null. The mock's own pages and the control
+    // plane never do (CONTRACT §7).
+    const record = () => {
+      if (done || (!facts.service && (isMockOwnPath(path) || res.locals.mockOwnPage))) return;
+      done = true;
+      // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
+      const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
+      const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
+      const operationId = facts.operationId ?? null;
+      const principal = facts.principal ?? null;
+      const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
+      const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
+      // The log line shows the URL with the journal's redactions (a password in /token's query).
+      const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
+      logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
+      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      if (operationId) coverage.record(operationId, status);
+    };
+    // Listening from the start: a request cut off while its handler still waits for the body
+    // (a client gone, a shutdown) is recorded when its connection closes.
+    res.once('finish', record);
+    res.once('close', record);
     try {
       const handled = await handleServiceRequest(req, res, deps, facts);
       if (!handled) return next();
     } catch (e) {
       return next(e);
     } finally {
-      let done = false;
-      const record = () => {
-        if (done || !facts.service) return;
-        done = true;
-        const status = facts.dropped ? 0 : res.statusCode;
-        const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
-        const operationId = facts.operationId ?? null;
-        const principal = facts.principal ?? null;
-        const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
-        const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
-        // The log line shows the URL with the journal's redactions (a password in /token's query).
-        const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
-        logger.info({ method: req.method, url, operationId, principal, status, duration_ms }, 'request');
-        journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
-        if (operationId) coverage.record(operationId, status);
-      };
-      if (res.writableFinished || facts.dropped) record();
-      else {
-        res.once('finish', record);
-        res.once('close', record);
-      }
+      if (facts.dropped) record();
     }
   });
 
   app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
   app.use(docsRouter(document.info.title));
+  app.get('/', landingPageRoute(document.info.title, document.info.version));
+  const controlPlaneDocument = readControlPlaneDocument();
+  app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
 
   app.use(
     '/__mock',
@@ -157,6 +183,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     controlPlane({
       store,
       clock,
+      reset,
       journal,
       faults,
       coverage,
@@ -192,6 +219,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     journal,
     faults,
     coverage,
+    reset,
     close: () => store.close(),
   };
   return app;

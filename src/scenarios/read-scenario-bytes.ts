@@ -13,27 +13,31 @@ export const MAX_SCENARIO_BYTES = 32 * 1024 * 1024;
 
 
 /** Only a regular file of bounded size is read: not a device (/dev/zero), a FIFO or a directory. */
-function checkReadable(file: string, stats: { isFile(): boolean; size: number }) {
+function checkReadable(file: string, stats: { isFile(): boolean; isDirectory(): boolean; size: number }, unreadable: Unreadable) {
+  if (stats.isDirectory()) throw unreadable.directory();
   if (!stats.isFile()) throw new ScenarioError(`scenario file ${file} is not a regular file`);
   if (stats.size > MAX_SCENARIO_BYTES) throw new ScenarioError(`scenario file ${file} has ${stats.size} bytes; a scenario file may have at most ${MAX_SCENARIO_BYTES} (32 MiB)`);
 }
 
-/** `missing` words the error for a file that does not exist (it lists the built-in scenarios). */
-type Missing = () => ScenarioError;
+/** The caller words the errors for a path that is missing or a directory (they list the built-in scenarios). */
+export interface Unreadable {
+  missing(): ScenarioError;
+  directory(): ScenarioError;
+}
 
-const openError = (file: string, e: unknown, missing: Missing) =>
-  (e as NodeJS.ErrnoException).code === 'ENOENT' ? missing() : new ScenarioError(`scenario file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+const openError = (file: string, e: unknown, unreadable: Unreadable) =>
+  (e as NodeJS.ErrnoException).code === 'ENOENT' ? unreadable.missing() : new ScenarioError(`scenario file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
 
 /** Start-up's read: synchronous, but never of a device, a FIFO (O_NONBLOCK opens it at once) or a huge file. */
-export function readScenarioBytesSync(file: string, missing: Missing): Buffer {
+export function readScenarioBytesSync(file: string, unreadable: Unreadable): Buffer {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw openError(file, e, missing);
+    throw openError(file, e, unreadable);
   }
   try {
-    checkReadable(file, fstatSync(fd));
+    checkReadable(file, fstatSync(fd), unreadable);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -44,15 +48,15 @@ export function readScenarioBytesSync(file: string, missing: Missing): Buffer {
  * The control plane's read: asynchronous, and bounded by bytes actually read, because files such
  * as /proc/self/environ report size 0 and are regular files.
  */
-export async function readScenarioBytes(file: string, missing: Missing): Promise<Buffer> {
+export async function readScenarioBytes(file: string, unreadable: Unreadable): Promise<Buffer> {
   let handle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw openError(file, e, missing);
+    throw openError(file, e, unreadable);
   }
   try {
-    checkReadable(file, await handle.stat());
+    checkReadable(file, await handle.stat(), unreadable);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {

@@ -4,7 +4,7 @@
  * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
  */
 import { readFileSync } from 'node:fs';
-import { readScenarioBytes, readScenarioBytesSync, ScenarioError } from './read-scenario-bytes.js';
+import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -23,7 +23,8 @@ export interface ScenarioFile {
   description?: string;
   generated_at: string;
   users: { username: string; password: string }[];
-  api_keys: string[];
+  /** Each key belongs to one of `users`: the key and that user's issued tokens share a workspace. */
+  api_keys: { key: string; owner: string }[];
   sessions: { id: string; actions: Record<string, unknown>[]; files: ScenarioFileRecord[] }[];
   mailboxes: (Omit<StoredMailbox, 'created_at' | 'updated_at'> & { created_at: string | null; updated_at: string | null })[];
   secrets: { id: string; namespace: StoredSecret['namespace']; name: string; value: string; created_at: string; last_used_at: string | null }[];
@@ -46,7 +47,8 @@ export interface LoadedScenario {
   /** The name (built-in) or the path as given. */
   ref: string;
   users: Map<string, string>;
-  apiKeys: Set<string>;
+  /** API key → the username that owns it. */
+  apiKeys: Map<string, string>;
   template: Omit<WorkspaceData, 'principal'>;
 }
 
@@ -90,7 +92,11 @@ interface ReadOptions {
   quoteContent?: boolean;
 }
 
-const notFound = (ref: string, file: string) => new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`);
+/** The errors for a path that names no file or a directory: they list the built-in scenarios. */
+const unreadable = (ref: string, file: string): Unreadable => ({
+  missing: () => new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`),
+  directory: () => new ScenarioError(`scenario ${file} is a directory; name a scenario file (JSON) or a built-in scenario (${BUILT_IN_SCENARIOS.join(', ')})`),
+});
 
 /** Where JSON.parse failed, in Python's words, which never quote the text (V8's message does). */
 function jsonProblem(text: string): string {
@@ -109,13 +115,13 @@ function jsonProblem(text: string): string {
  */
 export function readScenarioFile(ref: string, cwd?: string, options: ReadOptions = {}): ScenarioFile {
   const file = scenarioPath(ref, cwd);
-  return parseScenario(readScenarioBytesSync(file, () => notFound(ref, file)), ref, file, { quoteContent: true, ...options });
+  return parseScenario(readScenarioBytesSync(file, unreadable(ref, file)), ref, file, { quoteContent: true, ...options });
 }
 
 /** readScenarioFile for the control plane: asynchronous, and its errors never quote the file. */
 export async function readScenarioFileFromRequest(ref: string, cwd?: string): Promise<ScenarioFile> {
   const file = scenarioPath(ref, cwd);
-  return parseScenario(await readScenarioBytes(file, () => notFound(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false });
+  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false });
 }
 
 function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn = false, quoteContent = false }: ReadOptions): ScenarioFile {
@@ -142,6 +148,13 @@ function checkConsistency(s: ScenarioFile, file: string, quoteContent: boolean) 
     throw new ScenarioError(`scenario file ${file}: ${where} ${what}`);
   };
   const repeats = (id: string) => (quoteContent ? `repeats ${id}` : 'repeats an earlier id');
+  const users = new Set(s.users.map((u) => u.username));
+  const keys = new Set<string>();
+  s.api_keys.forEach((k, i) => {
+    if (!users.has(k.owner)) fail(`$.api_keys[${i}].owner`, `${JSON.stringify(k.owner)} is not one of the scenario's users`);
+    if (keys.has(k.key)) fail(`$.api_keys[${i}].key`, 'repeats an earlier key');
+    keys.add(k.key);
+  });
   const seen = new Set<string>();
   s.sessions.forEach((session, i) => {
     if (seen.has(session.id)) fail(`$.sessions[${i}].id`, repeats(session.id));
@@ -198,7 +211,7 @@ function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
   return {
     ref,
     users: new Map(s.users.map((u) => [u.username, u.password])),
-    apiKeys: new Set(s.api_keys),
+    apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
     template: { format: 1, next_id: 0, sessions, mailboxes, secrets },
   };
 }

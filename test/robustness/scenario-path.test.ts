@@ -69,10 +69,14 @@ test('a FIFO is refused at once and the server never blocks on it', async () => 
   await stillServing();
 });
 
-test.each(['/dev/zero', '/dev/urandom', '/'])('%s is refused as not a regular file, without reading it', async (path) => {
+test.each([
+  ['/dev/zero', 'scenario file /dev/zero is not a regular file'],
+  ['/dev/urandom', 'scenario file /dev/urandom is not a regular file'],
+  ['/', 'scenario / is a directory; name a scenario file (JSON) or a built-in scenario (default, empty, paging, expiring, unhealthy-mailboxes)'],
+])('%s is refused without reading it', async (path, detail) => {
   const res = await switchTo(path);
   expect(res.status).toBe(422);
-  expect(JSON.parse(res.text).detail).toBe(`scenario file ${path} is not a regular file`);
+  expect(JSON.parse(res.text).detail).toBe(detail);
   // Nothing was read into memory: the process is still far from the size of what it would hold.
   expect(cli.rss()).toBeLessThan(512 * 1024 * 1024);
   await stillServing();
