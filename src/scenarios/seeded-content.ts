@@ -38,9 +38,19 @@ export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+type FileRecord = { id: string; size: number; content?: string; content_base64?: string };
+
+/** A record's literal bytes (UTF-8 `content` or `content_base64`), or undefined when they are derived. */
+function literalBytes(file: FileRecord): Buffer | undefined {
+  if (file.content !== undefined) return Buffer.from(file.content, 'utf8');
+  if (file.content_base64 !== undefined) return Buffer.from(file.content_base64, 'base64');
+  return undefined;
+}
+
 /** The SHA-256 of the bytes a record stands for, hashed a chunk at a time, yielding in between. */
-export async function scenarioFileChecksum(file: { id: string; size: number; content?: string }): Promise<string> {
-  if (file.content !== undefined) return sha256Hex(file.content);
+export async function scenarioFileChecksum(file: FileRecord): Promise<string> {
+  const literal = literalBytes(file);
+  if (literal) return sha256Hex(literal);
   const hash = createHash('sha256');
   for (const chunk of seededChunks(file.id, file.size)) {
     hash.update(chunk);
@@ -50,11 +60,12 @@ export async function scenarioFileChecksum(file: { id: string; size: number; con
 }
 
 /** The bytes a scenario file record stands for, as a stream: its literal content, else derived ones. */
-export function scenarioFileStream(file: { id: string; size: number; content?: string }): Readable {
-  return file.content !== undefined ? Readable.from([Buffer.from(file.content, 'utf8')]) : Readable.from(seededChunks(file.id, file.size));
+export function scenarioFileStream(file: FileRecord): Readable {
+  const literal = literalBytes(file);
+  return Readable.from(literal ? [literal] : seededChunks(file.id, file.size));
 }
 
-/** The bytes of a record with literal content (scenario files check it against their checksum). */
-export function scenarioFileBytes(file: { id: string; size: number; content?: string }): Buffer {
-  return file.content !== undefined ? Buffer.from(file.content, 'utf8') : seededBytes(file.id, file.size);
+/** The bytes a scenario file record stands for: its literal content (UTF-8 or base64), else derived ones. */
+export function scenarioFileBytes(file: FileRecord): Buffer {
+  return literalBytes(file) ?? seededBytes(file.id, file.size);
 }

@@ -68,6 +68,8 @@ const OPERATIONS: Record<string, fc.Arbitrary<Call>> = {
   deleteFault: fc.constantFrom('flt_1', 'flt_x', '%ZZ').map((f) => ({ method: 'DELETE', path: `/__mock/faults/${f}` })),
   getCoverage: fc.constantFrom('', '?format=junit', '?format=x').map((q) => ({ method: 'GET', path: `/__mock/coverage${q}` })),
   getControlPlaneDocument: fc.constant({ method: 'GET', path: '/__mock/openapi.json' }),
+  getDrift: fc.constantFrom('', '?format=junit', '?format=x').map((q) => ({ method: 'GET', path: `/__mock/drift${q}` })),
+  clearDrift: fc.constant({ method: 'DELETE', path: '/__mock/drift' }),
 };
 
 const operationIds = (file: string) =>
