@@ -1,9 +1,8 @@
 /** Session files: list, upload, download, delete (CONTRACT §1, §2). */
-import { Readable } from 'node:stream';
 import mime from 'mime-types';
 import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
-import { isoTime } from '../mock/clock.js';
-import { scenarioFileBytes } from '../scenarios/seeded-content.js';
+import { clampInstant, isoTime } from '../mock/clock.js';
+import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
 import type { FileSource, StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
@@ -91,7 +90,8 @@ export async function storeUploadedFile(
     size: upload.blob.size,
     checksum: upload.blob.checksum,
     created_at: at.now,
-    expires_at: at.now + at.ttlMs,
+    // Near the end of year 9999 an expiry would leave what a datetime can hold: it ends there.
+    expires_at: clampInstant(at.now + at.ttlMs),
     source,
     blob: await at.blobs.commit(upload.blob.temp),
   };
@@ -130,7 +130,7 @@ export const downloadSessionFile: Handler = async ({ path }, ctx) => {
   const type = stored.startsWith('text/') && !/charset=/i.test(stored) ? `${stored}; charset=utf-8` : stored;
   const headers = { 'Content-Type': type, 'Content-Length': String(file.size), 'Content-Disposition': contentDisposition(file.filename) };
   // Opened last, once nothing here can throw: from now on the pipeline owns (and closes) it.
-  const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
+  const stream = file.blob ? ctx.blobs.read(file.blob) : scenarioFileStream(file);
   return { status: 200, stream, headers };
 };
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory, type Adapter } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenario, loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
@@ -222,8 +222,9 @@ export class Store {
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
+    // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const loadedAt = this.#opts.clock.now();
-    const scenario = freezeTemplate(loadScenarioOrStop(ref, loadedAt, this.#opts.cwd));
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd));
     await this.reset();
     this.#scenario = scenario;
     this.#seed = seed;
