@@ -56,7 +56,14 @@ export function limitConnections(server: Server, app: RequestListener, opts: { m
   });
   return (req: IncomingMessage, res: ServerResponse) => {
     if ((req.socket as Socket & { [overCap]?: boolean })[overCap]) {
-      return sendSimple(res, 503, 'Too many connections', { 'Retry-After': '1' });
+      // Answered once the body is in: closing with unread bytes would reset the connection and
+      // the client would never see the 503. A body that stalls meets the idle timeout instead.
+      if (opts.idleMs > 0 && !req.complete) watchBody(req, res, opts.idleMs);
+      req.once('end', () => {
+        if (!res.headersSent) sendSimple(res, 503, 'Too many connections', { 'Retry-After': '1' });
+      });
+      req.resume();
+      return;
     }
     if (opts.idleMs > 0 && !req.complete) watchBody(req, res, opts.idleMs);
     app(req, res);

@@ -77,7 +77,7 @@ describeLinux('descriptors (Linux: /proc/<pid>/fd)', () => {
     for (let i = 0; i < 40; i++) {
       await new Promise<void>((resolve, reject) => {
         const socket = connect(Number(url.port), url.hostname, () => {
-          socket.write(`GET /sessions/sess_demo/files/${up.json.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fd-test\r\n\r\n`);
+          socket.write(`GET /sessions/sess_demo/files/${up.json.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer fd-test\r\n\r\n`);
         });
         socket.once('data', () => {
           socket.destroy();

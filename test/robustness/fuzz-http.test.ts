@@ -137,7 +137,7 @@ const fds = () => readdirSync(`/proc/${cli.child.pid}/fd`).length;
   const url = new URL(cli.url);
   for (let i = 0; i < 50; i++) {
     await new Promise<void>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write(`GET /sessions/sess_demo/files/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fuzz-downloads\r\n\r\n`));
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(`GET /sessions/sess_demo/files/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer fuzz-downloads\r\n\r\n`));
       socket.once('data', () => {
         socket.destroy();
         resolve();

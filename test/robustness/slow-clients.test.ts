@@ -49,7 +49,7 @@ function open(base: string): Promise<{ socket: Socket; text: () => string; close
 }
 
 const dripHead = (length: number) =>
-  `PATCH /mailboxes/mbx_gmail HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer slow\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
+  `PATCH /mailboxes/mbx_gmail HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer slow\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
 
 test('a body that stops arriving is answered 408 after the idle timeout, and the connection closed', async () => {
   const cli = await run(['--body-idle-timeout', '1s']);
@@ -77,7 +77,7 @@ test('an upload that keeps arriving slowly, for longer than the idle timeout in 
   const tail = '\r\n--B--\r\n';
   const chunks = 14;
   const length = head.length + chunks * part.length + tail.length;
-  c.socket.write(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer slow\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${head}`);
+  c.socket.write(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer slow\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${head}`);
   // 14 chunks 250 ms apart: 3.5 s in all, never 2 s without a byte.
   for (let i = 0; i < chunks; i++) {
     await sleep(250);
@@ -101,6 +101,9 @@ test('connections over --max-connections get 503 with Retry-After, and the mock 
   expect(over.status).toBe(503);
   expect(over.headers['retry-after']).toBe('1');
   expect(JSON.parse(over.text)).toEqual({ detail: 'Too many connections' });
+  // A request with a body over the cap gets its 503 too, not a reset connection.
+  const post = await rawRequest(cli.url, { method: 'POST', path: '/secrets', headers: { Authorization: 'Bearer slow', 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'N', value: 'v'.repeat(200_000) }) });
+  expect([post.status, post.headers['retry-after']]).toEqual([503, '1']);
   for (const c of held) {
     c.socket.destroy();
     await c.closed;
