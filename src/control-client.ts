@@ -9,6 +9,9 @@ import type { CoverageReport } from './mock/coverage.js';
 import type { Fault, FaultSpec } from './mock/faults.js';
 import type { JournalEntry, JournalFilter } from './mock/journal.js';
 import type { exportSnapshot } from './mock/snapshots.js';
+import type { DriftRecord } from './proxy/drift.js';
+
+export type { DriftRecord };
 
 /** The mock's clock as `GET /__mock/clock` reports it. */
 export interface ClockView {
@@ -29,18 +32,6 @@ export interface RequestsFilter extends Omit<JournalFilter, 'since'> {
 
 /** A principal's full snapshot: sessions with actions and files, mailboxes, secrets with values. */
 export type WorkspaceSnapshot = Awaited<ReturnType<typeof exportSnapshot>>;
-
-/** One difference between the real service and the contract, seen through `--upstream` (issue 17). */
-export interface DriftRecord {
-  operationId: string;
-  method: string;
-  path: string;
-  status: number;
-  problems: { where: string; what: string; expected: unknown; got: unknown }[];
-  first_seen: string;
-  last_seen: string;
-  count: number;
-}
 
 /** What a test can do to a running mock. */
 export interface MockControl {
@@ -72,7 +63,7 @@ export interface MockControl {
   requests(filter?: RequestsFilter): Promise<JournalEntry[]>;
   workspace(principal: string): Promise<WorkspaceSnapshot>;
   coverage(): Promise<CoverageReport>;
-  /** Drift records of the `--upstream` proxy (`GET /__mock/drift`). */
+  /** Where the `--upstream` proxy saw the real service (or the client) leave openapi.json (`GET /__mock/drift`); empty without it. */
   drift(): Promise<DriftRecord[]>;
   /** The principal a token authenticates as (`user:<owner>` or `key:<24 hex>`), to reset only it. */
   principalOf(token: string): Promise<string>;

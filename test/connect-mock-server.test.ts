@@ -67,8 +67,9 @@ test('connectMockServer gives up after timeoutMs with one line naming the URL', 
   );
 });
 
-test('drift() reads GET /__mock/drift (issue 17: {items: [{operationId, method, path, status, problems, first_seen, last_seen, count}]}) with the admin token', async () => {
+test('drift() reads GET /__mock/drift (issue 17: {items: [{source, operationId, method, path, status, problems, first_seen, last_seen, count}]}) with the admin token', async () => {
   const record = {
+    source: 'service' as const,
     operationId: 'listSecrets',
     method: 'GET',
     path: '/secrets',

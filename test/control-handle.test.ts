@@ -111,13 +111,14 @@ describe.each([
     expect(await mock.requests({ since: '2100-01-01T00:00:00Z' })).toEqual([]);
   });
 
-  test('workspace(principal): the snapshot with secret values; coverage(): what was answered', async () => {
+  test('workspace(principal): the snapshot with secret values; coverage(): what was answered; drift(): empty without --upstream', async () => {
     const ws = await mock.workspace('user:dev@example.com');
     expect(ws.sessions.map((s: any) => s.id)).toContain('sess_demo');
     expect(ws.secrets.find((s: any) => s.name === 'OPENAI_API_KEY')).toMatchObject({ value: expect.stringMatching(/^sk-demo-/) });
     await fetch(`${mock.url}/secrets`, { headers: A });
     const listSecrets = (await mock.coverage()).operations.find((o) => o.operationId === 'listSecrets');
     expect(listSecrets?.responses['200']).toBe(1);
+    expect(await mock.drift()).toEqual([]); // no --upstream: nothing to drift from
   });
 
   test('principalOf(token): a scenario key is its owner; any other token key:<24 hex of SHA-256>; reset(principal) resets only it', async () => {
