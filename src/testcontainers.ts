@@ -13,7 +13,7 @@
  * await mock.stop();
  * ```
  */
-import { AbstractStartedContainer, GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { AbstractStartedContainer, GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { connectMockServer, type MockControl } from './control-client.js';
 
 /** The port the image listens on (its CBM_PORT). */
@@ -46,6 +46,13 @@ export class CloudBrowserMockContainer extends GenericContainer {
   }
 
   override async start(): Promise<StartedCloudBrowserMockContainer> {
+    // The mock answers only localhost, loopback and names it is told (issue 16's Host check);
+    // with a remote Docker engine (DOCKER_HOST=tcp://ci-docker:2375) tests reach it by that name.
+    const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
+    if (host !== 'localhost' && !/^(127\.|::1$|\[::1\]$)/.test(host)) {
+      const given = this.environment.CBM_ALLOWED_HOSTS;
+      this.withEnvironment({ CBM_ALLOWED_HOSTS: given ? `${given},${host}` : host });
+    }
     const started = await super.start();
     const url = `http://${started.getHost()}:${started.getMappedPort(CONTAINER_PORT)}`;
     try {
