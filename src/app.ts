@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
+import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -147,6 +148,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.get('/', landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
+  app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
   app.use(
     '/__mock',
