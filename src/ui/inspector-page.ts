@@ -33,8 +33,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.path{overflow-
 .st{font-weight:600}.s2{color:var(--ok)}.s3{color:var(--redir)}.s4{color:var(--client)}.s5,.s0{color:var(--server)}.unmatched{color:var(--client)}
 aside{border:1px solid var(--line);border-radius:4px;padding:.5rem .75rem;background:#fbfbfc}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .75rem;margin:0}dt{color:var(--muted)}dd{margin:0;word-break:break-all}
-pre{background:#f3f4f6;padding:.5rem;overflow:auto;white-space:pre-wrap;word-break:break-all;margin:.25rem 0}
-tr.expired{background:#fff4f4}tr.expired strong{color:var(--server)}
+pre{background:#f3f4f6;padding:.5rem;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.25rem 0}
+tr.expired{background:#fff4f4}tr[aria-current=true]{background:#e3ecfa}th small{font-weight:normal}td.hit{font-weight:600}form.grid select,form.grid input{width:100%}tr.expired strong{color:var(--server)}
 td.hit{background:#dff3e4}td.miss{background:#fde8e8;color:#8a1c1c}td.na{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f1f2f4 4px,#f1f2f4 8px)}
 form.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.5rem 1rem;align-items:end;max-width:70rem}
 form.grid label{display:flex;flex-direction:column;gap:.1rem}form.grid .wide{grid-column:1/-1}

@@ -71,9 +71,9 @@ export async function filesSection(principal: string, session: string): Promise<
   });
   const go = (offset: number) => () => attempt('Page', () => ((s.offset = offset), openWorkspace(principal)));
   const last = Math.min(page.offset + page.items.length, page.total);
+  const range = page.total ? `${page.offset + 1}–${last} of ${page.total}` : 'none';
   return h('section', { 'aria-label': `Files of ${session}` },
-    h('h4', null, `Files of ${session}: ${page.total ? `${page.offset + 1}–${last} of ${page.total}` : 'none'} (expiry by the mock's clock, ${page.now})`),
-    table(`Files of ${session}`, ['Name', 'Size #', 'Source', 'Created', 'Expires'], rows, 'No files.'),
+    table(`Files of ${session}: ${range} (expiry by the mock's clock, ${page.now})`, ['Name', 'Size #', 'Source', 'Created', 'Expires'], rows, `No files in ${session}.`),
     h('p', null,
       h('button', { type: 'button', disabled: page.offset === 0, onclick: go(Math.max(0, page.offset - 50)) }, 'Previous page'), ' ',
       h('button', { type: 'button', disabled: last >= page.total, onclick: go(page.offset + 50) }, 'Next page')));
