@@ -23,12 +23,12 @@ main,#gate{padding:.5rem 1rem 2rem}nav{display:flex;flex-wrap:wrap;gap:.25rem;bo
 :focus-visible{outline:2px solid var(--focus);outline-offset:1px}
 button,input,select,textarea{font:inherit;max-width:100%}.bar label{max-width:100%}button{cursor:pointer;padding:.2rem .6rem}
 .bar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin-bottom:.5rem}
-.split{display:grid;grid-template-columns:minmax(0,1fr) minmax(20rem,27rem);gap:1rem;align-items:start}
+.split{display:grid;grid-template-columns:minmax(0,1fr) minmax(16rem,23rem);gap:1rem;align-items:start}
 @media (max-width:900px){.split{grid-template-columns:1fr}}
 .scroll{overflow:auto;max-width:100%}#req-scroll{max-height:calc(100vh - 12rem)}
 table{border-collapse:collapse;min-width:min(100%,40rem)}.full{width:100%}#req-table{font-size:13px}caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{text-align:left;padding:.2rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}thead th{position:sticky;top:0;background:#f6f7f9}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.path{overflow-wrap:anywhere;min-width:10rem}.nw{white-space:nowrap}.hint{display:block;font-size:12px}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}.path{overflow-wrap:anywhere;min-width:8rem}.nw{white-space:nowrap}.who{white-space:nowrap}#f-op{max-width:22rem}.hint{display:block;font-size:12px}
 #req-rows tr{cursor:pointer}#req-rows tr:hover{background:#f0f4fb}#req-rows tr[aria-selected=true]{background:#e3ecfa}
 .st{font-weight:600}.s2{color:var(--ok)}.s3{color:var(--redir)}.s4{color:var(--client)}.s5,.s0{color:var(--server)}.unmatched{color:var(--client)}
 aside{border:1px solid var(--line);border-radius:4px;padding:.5rem .75rem;background:#fbfbfc}
@@ -46,7 +46,9 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 /** The browser code: every function the inspector-*.ts files export, then the start-up call. */
 function script(): string {
   const fns = [core, requests, workspaces, panels].flatMap((m) => Object.values(m).filter((v): v is (...a: unknown[]) => unknown => typeof v === 'function'));
-  const source = `(() => {\n'use strict';\n${fns.map((f) => f.toString()).join('\n')}\ninspectorMain();\n})();`;
+  // By name, not a literal: a bundler that renames functions renames this one consistently too;
+  // __name is esbuild's keepNames helper, should a bundle of this file carry its calls.
+  const source = `(() => {\n'use strict';\nconst __name = (f) => f;\n${fns.map((f) => f.toString()).join('\n')}\n${panels.inspectorMain.name}();\n})();`;
   // Inline in <script>: a "</script" in the source would end the element early.
   if (/<\/script/i.test(source)) throw new Error('inspector script contains </script');
   return source;
@@ -95,7 +97,7 @@ export function inspectorPage(title: string, adminTokenRequired: boolean): strin
 <div class="split">
 <div class="scroll" id="req-scroll"><table id="req-table" class="full">
 <caption class="sr-only">Journalled requests; choose a row for its details</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Operation</th><th scope="col">Principal</th><th scope="col">Status</th><th scope="col" class="num">ms</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Status</th><th scope="col">Operation</th><th scope="col">Principal</th><th scope="col" class="num">ms</th></tr></thead>
 <tbody id="req-rows"></tbody>
 </table><p id="req-empty">No requests yet. Point your client at this mock; they appear here as they happen.</p></div>
 <aside id="req-detail" aria-label="Request details" aria-live="polite"><p>Select a request to see its details.</p></aside>

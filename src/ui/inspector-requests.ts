@@ -59,9 +59,9 @@ export function renderRequests(): void {
       h('td', { class: 'nw' }, h('time', { datetime: e.time }, e.time.slice(11, 23).replace(/Z$/, ''))),
       h('td', null, e.method),
       h('td', { class: 'path' }, e.path),
-      h('td', null, e.operationId ?? h('span', { class: 'unmatched' }, 'unmatched', e.hint ? h('span', { class: 'hint' }, e.hint) : '')),
-      h('td', null, e.principal ?? '—'),
       h('td', { class: 'nw' }, h('span', { class: `st s${statusClass(e.status)}` }, e.status === 0 ? 'dropped' : e.status)),
+      h('td', null, e.operationId ?? h('span', { class: 'unmatched' }, 'unmatched', e.hint ? h('span', { class: 'hint' }, e.hint) : '')),
+      h('td', { class: 'who' }, e.principal ?? '—'),
       h('td', { class: 'num nw' }, e.duration_ms.toFixed(1))),
   );
   byId('req-rows').replaceChildren(...rows);
