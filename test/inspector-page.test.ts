@@ -131,8 +131,16 @@ describeInBrowser('the inspector page /__mock/ui', () => {
     const opened = await openPage(`${mock.url}/__mock/ui`);
     page = opened.page;
     await connected(page);
-    await page.getByRole('tab', { name: 'Workspaces' }).click();
+    // Keyboard: the tabs move with the arrow keys.
+    await page.getByRole('tab', { name: 'Requests' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('tab', { name: 'Workspaces' }).getAttribute('aria-selected')).resolves.toBe('true');
     await page.getByRole('row', { name: /user:dev@example.com/ }).getByRole('button', { name: 'Open' }).click();
+    // 150 files, 50 to a page.
+    await page.getByRole('button', { name: 'Files of sess_many_files' }).click();
+    await page.getByRole('table', { name: /Files of sess_many_files: 1–50 of 150/ }).waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('table', { name: /Files of sess_many_files: 51–100 of 150/ }).waitFor();
     await page.getByRole('button', { name: 'Files of sess_demo' }).click();
     const notes = page.locator('tr[data-file=file_demo_notes]');
     await expect(notes.innerText()).resolves.toMatch(/\bin \d+d/);
@@ -141,13 +149,16 @@ describeInBrowser('the inspector page /__mock/ui', () => {
     await page.getByRole('tab', { name: 'Clock' }).click();
     await page.getByRole('button', { name: '+8 days' }).click();
     await page.getByRole('status').filter({ hasText: 'Clock advanced by +8 days' }).waitFor();
-    await expect(page.locator('#clock-offset').innerText()).resolves.toContain('+8d');
+    await page.locator('#clock-offset').filter({ hasText: '+8d' }).waitFor();
     await page.getByRole('tab', { name: 'Workspaces' }).click();
-    await expect(notes.getAttribute('class')).resolves.toBe('expired');
+    await page.locator('tr.expired[data-file=file_demo_notes]').waitFor();
     await expect(notes.innerText()).resolves.toMatch(/expired \d+/);
     await page.screenshot({ path: join(SHOTS, 'workspaces-expired.png'), fullPage: true });
 
     expect((await call('/sessions/sess_demo/files/file_demo_notes')).status).toBe(410);
+    await page.getByRole('tab', { name: 'Clock' }).click();
+    await page.getByRole('button', { name: 'Reset to real time' }).click();
+    await page.locator('#clock-offset').filter({ hasText: 'real time' }).waitFor();
     await page.getByRole('tab', { name: 'Requests' }).click();
     await page.locator('#req-rows tr', { hasText: 'downloadSessionFile' }).filter({ hasText: '410' }).waitFor();
     expect(opened.seen.failed).toEqual([]);
@@ -233,6 +244,8 @@ describeInBrowser('the inspector page with --admin-token', () => {
       await page.locator('#req-rows tr', { hasText: 'listSessionFiles' }).waitFor();
       await page.screenshot({ path: join(SHOTS, 'admin-token.png') });
       expect(seen.auth.length).toBeGreaterThan(2);
+      // The first call carried the refused token; every later one the right token.
+      expect(seen.auth[0]).toBe('Bearer not-the-token');
       expect(seen.auth.slice(1)).toEqual(seen.auth.slice(1).map(() => 'Bearer inspector-admin-token'));
       expect(seen.errors).toEqual([]);
     } finally {

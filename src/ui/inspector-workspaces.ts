@@ -107,15 +107,15 @@ export function setUpWorkspacesAndClock(): void {
   byId('clock-advance').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const text = (byId('clock-advance-by') as HTMLInputElement).value;
-    void attempt('Advance', async () => (await api('POST', '/clock', { advance: advanceAmount(text) }), say(`Clock advanced by ${text.trim()}`), await clockChanged()));
+    void attempt('Advance', async () => (await api('POST', '/clock', { advance: advanceAmount(text) }), await clockChanged(), say(`Clock advanced by ${text.trim()}`)));
   });
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
-    b.addEventListener('click', () => attempt('Advance', async () => (await api('POST', '/clock', { advance: advanceAmount(b.dataset.advance!) }), say(`Clock advanced by ${b.dataset.advance}`), await clockChanged())));
+    b.addEventListener('click', () => attempt('Advance', async () => (await api('POST', '/clock', { advance: advanceAmount(b.dataset.advance!) }), await clockChanged(), say(`Clock advanced by ${b.dataset.advance}`))));
   }
   byId('clock-set').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const at = (byId('clock-set-at') as HTMLInputElement).value.trim();
-    void attempt('Set', async () => (await api('POST', '/clock', { set: at }), say(`Clock frozen at ${at}`), await clockChanged()));
+    void attempt('Set', async () => (await api('POST', '/clock', { set: at }), await clockChanged(), say(`Clock frozen at ${at}`)));
   });
-  byId('clock-reset').addEventListener('click', () => attempt('Reset clock', async () => (await api('POST', '/clock/reset'), say('Clock back to real time'), await clockChanged())));
+  byId('clock-reset').addEventListener('click', () => attempt('Reset clock', async () => (await api('POST', '/clock/reset'), await clockChanged(), say('Clock back to real time'))));
 }
