@@ -28,6 +28,9 @@ import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js'
 import { addInspectorRoutes } from './ui-api.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { parseDuration } from '../cli-args.js';
+import type { Operation } from '../openapi.js';
+import type { DriftLog } from '../proxy/drift.js';
+import { driftRoutes } from './drift-routes.js';
 
 export interface ControlPlaneDeps {
   store: Store;
@@ -35,10 +38,15 @@ export interface ControlPlaneDeps {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
+  reset(principal?: string): Promise<void>;
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** Drift records of the --upstream proxy (its routes live in drift-routes.ts). */
+  drift?: DriftLog;
+  operations?: Operation[];
 }
 
 export function readControlPlaneDocument(): Record<string, any> {
@@ -104,12 +112,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
 
   router.post('/reset', route(async (req, res) => {
     const principal = parseQuery(req.url.split('?')[1] ?? '').get('principal');
-    await deps.store.reset(principal);
-    if (principal === undefined) {
-      deps.journal.clear();
-      deps.faults.clear();
-      deps.coverage.clear();
-    }
+    await deps.reset(principal);
     noContent(res);
   }));
 
@@ -318,6 +321,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     json(res, 200, deps.coverage.report());
   }));
 
+  router.use(driftRoutes(deps.drift, deps.operations ?? []));
   router.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
   router.use((e: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (e instanceof HttpError) return sendError(res, e);
