@@ -51,6 +51,23 @@ const msOrNull = (t: string | null | undefined) => (t === null || t === undefine
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
 export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
+  // Uploaded bytes first (this waits); then, with no wait until the document is replaced, the
+  // blobs kept from the records as they are now — so a file deleted meanwhile is not revived
+  // pointing at bytes the delete removed (the import then counts as coming after the delete).
+  const written = new Map<object, { blob: string; size: number; checksum: string }>();
+  try {
+    for (const s of snapshot.sessions) {
+      for (const f of s.files) {
+        if (typeof f.content_base64 !== 'string') continue;
+        const bytes = Buffer.from(f.content_base64, 'base64');
+        const temp = await blobs.writeTemp(Readable.from([bytes]), Infinity);
+        written.set(f, { blob: await ws.commitBlob(temp.temp), size: bytes.length, checksum: temp.checksum });
+      }
+    }
+  } catch (e) {
+    for (const w of written.values()) await blobs.discard(w.blob);
+    throw e;
+  }
   const previousBlobs = new Map<string, string>();
   for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
   const kept = new Set<string>();
@@ -69,12 +86,11 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
         expires_at: ms(f.expires_at),
         source: f.source,
       };
-      if (typeof f.content_base64 === 'string') {
-        const bytes = Buffer.from(f.content_base64, 'base64');
-        const written = await blobs.writeTemp(Readable.from([bytes]), Infinity);
-        file.blob = await blobs.commit(written.temp);
-        file.size = bytes.length;
-        file.checksum = written.checksum;
+      const w = written.get(f);
+      if (w) {
+        file.blob = w.blob;
+        file.size = w.size;
+        file.checksum = w.checksum;
       } else if (previousBlobs.has(`${s.id}/${f.id}`)) {
         file.blob = previousBlobs.get(`${s.id}/${f.id}`);
         kept.add(file.blob!);
@@ -109,6 +125,14 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
   }));
   const data: WorkspaceData = { ...ws.data, sessions, mailboxes, secrets };
   ws.replace(data);
-  await ws.save();
-  for (const [, blob] of previousBlobs) if (!kept.has(blob)) await blobs.discard(blob);
+  try {
+    await ws.save();
+  } catch (e) {
+    // Rolled back to what the disk holds: the new bytes are nobody's.
+    for (const w of written.values()) if (!ws.references(w.blob)) await blobs.discard(w.blob);
+    throw e;
+  }
+  // The new state is on disk; only now do the bytes of replaced records go.
+  const referenced = new Set(ws.blobNames());
+  for (const [, blob] of previousBlobs) if (!kept.has(blob) && !referenced.has(blob)) await blobs.discard(blob);
 }

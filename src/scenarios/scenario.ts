@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../operations/secret-rules.js';
-import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 
 export const BUILT_IN_SCENARIOS = ['default', 'empty', 'paging', 'expiring', 'unhealthy-mailboxes'] as const;
@@ -156,7 +156,7 @@ export function loadScenario(ref: string, now: number, cwd?: string): LoadedScen
     ref,
     users: new Map(s.users.map((u) => [u.username, u.password])),
     apiKeys: new Set(s.api_keys),
-    template: { format: 1, next_id: 0, sessions, mailboxes, secrets },
+    template: { format: WORKSPACE_FORMAT, next_id: 0, sessions, mailboxes, secrets },
   };
 }
 

@@ -53,7 +53,7 @@ export interface StoredSecret {
 }
 
 export interface WorkspaceData {
-  format: 1;
+  format: number;
   principal: string;
   /** Position of the id generator, persisted so ids never repeat after a restart. */
   next_id: number;
@@ -62,4 +62,9 @@ export interface WorkspaceData {
   secrets: StoredSecret[];
 }
 
-export const WORKSPACE_FORMAT = 1;
+/**
+ * The data format of a data directory (meta.json and every workspace file): the one place it is
+ * kept. 2: state directories (atomic resets), blob folders per workspace.
+ */
+export const DATA_FORMAT = 2;
+export const WORKSPACE_FORMAT = DATA_FORMAT;
