@@ -122,7 +122,9 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
           },
           // A write that failed (a full disk: 507) ends the body at once; the parser would
           // otherwise wait for a drain from a stream that is gone.
+          // (An unfinished part, cut off by the body's end, just does not count.)
           (e) => {
+            if (!(e instanceof HttpError)) return;
             failure ??= e;
             fail(e);
           },
