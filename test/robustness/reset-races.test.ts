@@ -30,21 +30,22 @@ const secretNames = async (url: string, token: string) =>
 const addSecret = (url: string, token: string, name: string) =>
   fetch(`${url}/secrets`, { method: 'POST', headers: { ...auth(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name, value: `value-of-${name}` }) });
 
-test('a reset racing a save in flight stays a reset after a restart (what was shown before is what comes back)', async () => {
-  server = await start();
-  const tokens = Array.from({ length: 12 }, (_, i) => `resurrect-${i}`);
-  for (const t of tokens) await secretNames(server.url, t); // each workspace exists on disk
-  const live = new Map<string, string[]>();
-  for (const t of tokens) {
-    const write = addSecret(server.url, t, 'SECRET');
-    const reset = await fetch(`${server.url}/__mock/reset?principal=${encodeURIComponent(await principalOf(t))}`, { method: 'POST' });
-    expect(reset.status).toBe(204);
-    expect((await write).status).toBe(201);
-    live.set(t, await secretNames(server.url, t));
+test('a reset racing a save in flight stays a reset after a restart (issue 11 item 6)', async () => {
+  server = await start('default');
+  const principals = Array.from({ length: 5 }, (_, i) => `user:resurrect-${i}@example.com`);
+  for (const p of principals) {
+    // As the issue reproduced it: a secret stored, its save not awaited, then the reset.
+    const ws = await server.app.mock.store.workspace(p);
+    ws.addSecret({ id: `sec_${p.length}`, namespace: 'function_env', name: 'SECRET', value: 'resurrected-value', key_hint: 'lue', created_at: 0, last_used_at: null });
+    void ws.save();
+    await server.reset(p);
   }
   await server.close();
-  server = await start();
-  for (const t of tokens) expect([t, await secretNames(server.url, t)]).toEqual([t, live.get(t)]);
+  server = await start('default');
+  for (const p of principals) {
+    const ws = await server.app.mock.store.workspace(p);
+    expect([p, ws.secret('function_env', 'SECRET')]).toEqual([p, undefined]);
+  }
 }, 120_000);
 
 test('writes racing reset?principal= answer 201, never 500', async () => {
