@@ -42,8 +42,11 @@ test('SIGTERM during in-flight requests: they complete, new connections are refu
 
 test.each([
   ['a foreign meta.json', '{"hello":"world"}', /another --data-dir/],
-  ['a meta.json of the first data format', JSON.stringify({ format: 1, scenario: 'default', seed: 1, signing_key: '00'.repeat(32) }), /--reset-data/],
   ['an older meta.json format', '{"format":0,"scenario":"default","seed":1,"signing_key":"00"}', /--reset-data/],
+  // What the version before issue 11 wrote: its workspaces are named by principal ids that changed.
+  ['a data directory from before API keys had owners (format 1)', `{"format":1,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`, /--reset-data/],
+  // Issue 11's layout (meta.json, workspaces/, blobs/), before state directories (issue 15).
+  ['a data directory without state directories (format 2)', `{"format":2,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`, /--reset-data/],
 ])('%s stops start-up with one line naming the file and what to do, exit 1, the file untouched', (_, text, hint) => {
   mkdirSync(join(dir, 'data', 'workspaces'), { recursive: true });
   writeFileSync(join(dir, 'data', 'meta.json'), text);
