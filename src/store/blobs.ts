@@ -48,6 +48,8 @@ export interface WrittenBlob {
 const TEMP = '.tmp-';
 
 export class BlobStore {
+  /** Temporary blobs neither committed nor discarded yet: uploads under way. */
+  readonly #temps = new Set<string>();
   #root: string;
   constructor(
     readonly tmpDir: string,
@@ -75,6 +77,7 @@ export class BlobStore {
   /** Streams bytes into a temporary blob, hashing on the way; stops past `limit` bytes. */
   async writeTemp(stream: Readable, limit: number): Promise<WrittenBlob> {
     const temp = `${TEMP}${randomBytes(12).toString('hex')}`;
+    this.#temps.add(temp);
     const hash = createHash('sha256');
     let size = 0;
     let sinceGc = 0;
@@ -111,11 +114,21 @@ export class BlobStore {
     const name = `${folder}/${randomBytes(16).toString('hex')}`;
     await mkdir(join(this.#root, folder), { recursive: true });
     await rename(join(this.tmpDir, temp), join(this.#root, name));
+    this.#temps.delete(temp);
     return name;
   }
 
   async discard(name: string): Promise<void> {
+    this.#temps.delete(name);
     await unlink(this.#path(name)).catch(() => undefined);
+  }
+
+  /**
+   * Removes the temporary blobs of uploads still under way: at shutdown, once every connection
+   * is closed, none of them can complete any more.
+   */
+  async discardTemps(): Promise<void> {
+    for (const temp of [...this.#temps]) await this.discard(temp);
   }
 
   readAll(name: string): Promise<Buffer> {
