@@ -97,9 +97,9 @@ test('a workspace import racing a file delete leaves every listed file downloada
     ]);
     expect([put.status, del.status]).toEqual([204, 204]);
     const listed = (await (await fetch(`${server.url}/__mock/workspaces/${encodeURIComponent(principal)}?content=false`)).json()) as any;
-    const uploaded = listed.sessions.flatMap((s: any) => s.files).filter((f: any) => f.source === 'user_upload');
-    for (const f of uploaded) {
-      const res = await fetch(`${server.url}/sessions/${session}/files/${f.id}`, { headers: auth(token) });
+    const files = listed.sessions.flatMap((s: any) => s.files.map((f: any) => ({ ...f, session: s.id })));
+    for (const f of files) {
+      const res = await fetch(`${server.url}/sessions/${f.session}/files/${f.id}`, { headers: auth(token) });
       const bytes = Buffer.from(await res.arrayBuffer());
       expect([f.id, res.status, createHash('sha256').update(bytes).digest('hex')]).toEqual([f.id, 200, f.checksum]);
     }
