@@ -5,8 +5,9 @@
  * (--reset-data included); files holding secrets or the signing key are readable by the owner only.
  */
 import { afterEach, beforeEach, expect, test } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, startCli } from '../cli-process.js';
@@ -19,6 +20,16 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const ARGS = ['--port', '0', '--data-dir', 'data', '--log-level', 'silent'];
+const runAsync = (extra: string[] = []) =>
+  new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...ARGS, ...extra], { cwd: dir });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => {
+      if (/listening on/.test(String(d))) child.kill('SIGTERM');
+    });
+    child.on('exit', (status) => resolve({ status, stderr }));
+  });
 const run = (extra: string[] = []) => spawnSync(process.execPath, [CLI, ...ARGS, ...extra], { cwd: dir, encoding: 'utf8', timeout: 20000 });
 
 test('a second process on a data directory in use is refused with one line naming the holder; the first keeps every write', async () => {
@@ -94,4 +105,39 @@ test('meta.json (the token-signing key) and workspace files (secrets) are readab
     cli.child.kill('SIGTERM');
     await cli.exited;
   }
+}, 60_000);
+
+const hasProc = existsSync('/proc/self/ns/pid');
+const withProc = (name: string, fn: () => Promise<void>, timeout: number) =>
+  (hasProc ? test : test.skip)(hasProc ? name : `${name} (skipped: needs Linux /proc to fake another pid namespace)`, fn, timeout);
+
+/** A lock as a mock in another container writes it: PID 1, a pid namespace this process cannot see. */
+function foreignLock(): string {
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  const lock = join(dir, 'data', 'lock');
+  const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  const other = `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
+  writeFileSync(lock, JSON.stringify({ tool: 'cloud-browser-mock', pid: 1, host: hostname(), boot_id: bootId, pid_ns: other, start_time: '1', since: '2026-01-01T00:00:00.000Z' }));
+  return lock;
+}
+
+withProc('a holder in another pid namespace (PID 1 in a container) whose heartbeat moves is live: refused, naming it', async () => {
+  const lock = foreignLock();
+  const beat = setInterval(() => utimesSync(lock, new Date(), new Date()), 300);
+  try {
+    const r = await runAsync();
+    expect(r.status).not.toBe(0);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/is in use by process 1 on host /);
+  } finally {
+    clearInterval(beat);
+  }
+}, 60_000);
+
+withProc('a holder in another pid namespace whose heartbeat stopped (docker kill) is dead: the next start takes over', async () => {
+  const lock = foreignLock();
+  const long = new Date(Date.now() - 60_000);
+  utimesSync(lock, long, long);
+  const r = await runAsync();
+  expect(r.stderr).not.toMatch(/in use|lock/);
+  expect(r.status).toBe(0);
 }, 60_000);
