@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { DataDirLock } from './data-dir-lock.js';
 import { StartupError } from './startup-error.js';
 import { DATA_FORMAT } from './types.js';
 
@@ -118,6 +119,42 @@ export class DataDir {
 
   static newState(): string {
     return `state-${randomBytes(8).toString('hex')}`;
+  }
+}
+
+/**
+ * Opens a data directory for the store: the lock first (another process must not see, sweep or
+ * reset anything of ours, nor we of its), then the marker check, --reset-data, the meta file, and
+ * the start-up sweep. No workspace is read here.
+ */
+export async function openDataDir(path: string, opts: { scenario: string; seed: number; resetData?: boolean; warn?: (line: string) => void }): Promise<{ dir: DataDir; meta: Meta; lock: DataDirLock }> {
+  const dir = new DataDir(path);
+  mkdirSync(dir.dir, { recursive: true });
+  const lock = await DataDirLock.acquire(dir.dir, dir.lockFile, opts.warn);
+  try {
+    let found = dir.inspect();
+    if (found && opts.resetData) {
+      dir.discard();
+      found = null;
+    }
+    let meta: Meta;
+    if (found) {
+      meta = dir.checkFormat(found);
+      if (meta.scenario !== opts.scenario || meta.seed !== opts.seed) {
+        throw new StartupError(
+          `data directory ${dir.dir} holds scenario ${JSON.stringify(meta.scenario)} with seed ${meta.seed}, not ${JSON.stringify(opts.scenario)} with seed ${opts.seed}; start with --reset-data to discard it, or use another --data-dir`,
+        );
+      }
+    } else {
+      // The marker is written before any other file, so a crash never leaves files unmarked.
+      meta = { format: DATA_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), state: DataDir.newState() };
+      dir.writeMeta(meta);
+    }
+    dir.sweep(meta.state);
+    return { dir, meta, lock };
+  } catch (e) {
+    lock.release();
+    throw e;
   }
 }
 

@@ -10,22 +10,22 @@
  * its pending writes are dropped, the one under way is waited for, and it never writes again.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
+import type { LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
-import { DataDir, type Meta } from './data-dir.js';
-import { DataDirLock } from './data-dir-lock.js';
+import { DataDir, openDataDir, type Meta } from './data-dir.js';
+import type { DataDirLock } from './data-dir-lock.js';
 import { CoalescingJsonFile } from './json-file.js';
-import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
-import { StartupError } from './startup-error.js';
-import { DATA_FORMAT, type WorkspaceData } from './types.js';
+import { serializeJson, type TextCache } from './json-text.js';
+import { freezeTemplate, loadScenarioOrStop } from './template.js';
+import type { WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
-import { readWorkspaceFile, workspaceFileName, workspaceFileStem } from './workspace-file.js';
+import { readWorkspaceFile, storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 
 export { StartupError } from './startup-error.js';
 export { workspaceFileName } from './workspace-file.js';
@@ -80,36 +80,9 @@ export class Store {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
       return new Store(opts, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs')), null, root);
     }
-    const dir = new DataDir(opts.dataDir);
-    mkdirSync(dir.dir, { recursive: true });
-    // The lock first: another process must not see, sweep or reset anything of ours, nor we of its.
-    const lock = await DataDirLock.acquire(dir.dir, dir.lockFile, opts.warn);
-    try {
-      let found = dir.inspect();
-      if (found && opts.resetData) {
-        dir.discard();
-        found = null;
-      }
-      let meta: Meta;
-      if (found) {
-        meta = dir.checkFormat(found);
-        if (meta.scenario !== opts.scenario || meta.seed !== opts.seed) {
-          throw new StartupError(
-            `data directory ${dir.dir} holds scenario ${JSON.stringify(meta.scenario)} with seed ${meta.seed}, not ${JSON.stringify(opts.scenario)} with seed ${opts.seed}; start with --reset-data to discard it, or use another --data-dir`,
-          );
-        }
-      } else {
-        // The marker is written before any other file, so a crash never leaves files unmarked.
-        meta = { format: DATA_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), state: DataDir.newState() };
-        dir.writeMeta(meta);
-      }
-      dir.sweep(meta.state);
-      const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
-      return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
-    } catch (e) {
-      lock.release();
-      throw e;
-    }
+    const { dir, meta, lock } = await openDataDir(opts.dataDir, opts);
+    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
+    return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
 
   get scenario(): LoadedScenario {
@@ -140,20 +113,7 @@ export class Store {
   principals(): string[] {
     const all = new Set(this.#workspaces.keys());
     const wsDir = this.#wsDir();
-    if (wsDir) {
-      for (const n of readdirSync(wsDir)) {
-        if (!n.endsWith('.json')) continue;
-        // A readable name is the principal, encoded; a hashed one is read for it.
-        if (!n.startsWith('sha256-')) all.add(decodeURIComponent(n.slice(0, -'.json'.length)));
-        else {
-          try {
-            all.add(readWorkspaceFile(join(wsDir, n)).principal);
-          } catch {
-            // a broken file answers when its principal is used
-          }
-        }
-      }
-    }
+    if (wsDir) for (const p of storedPrincipals(wsDir)) all.add(p);
     return [...all];
   }
 
@@ -293,25 +253,4 @@ export class Store {
     this.#disk?.lock.release();
     if (this.#memoryDir) rmSync(this.#memoryDir, { recursive: true, force: true });
   }
-}
-
-function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScenario {
-  try {
-    return loadScenario(ref, now, cwd);
-  } catch (e) {
-    // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
-    throw new StartupError((e as Error).message, { cause: e });
-  }
-}
-
-/** Freezes the template's records (not its lists), which workspaces then share. */
-function freezeTemplate(scenario: LoadedScenario): LoadedScenario {
-  const t = scenario.template;
-  for (const s of t.sessions) {
-    deepFreeze(s.actions);
-    for (const f of s.files) deepFreeze(f);
-  }
-  for (const m of t.mailboxes) deepFreeze(m);
-  for (const s of t.secrets) deepFreeze(s);
-  return scenario;
 }

@@ -1,6 +1,7 @@
 /** Workspace files: their names, and reading one back (checked, never repaired silently). */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { HttpError } from '../errors/http-error.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
 
@@ -42,4 +43,21 @@ export function readWorkspaceFile(file: string): WorkspaceData {
 
 function broken(message: string): HttpError {
   return new HttpError(500, message);
+}
+
+/** The principals of the workspace files in `wsDir` (a readable name is decoded; a hashed one read). */
+export function storedPrincipals(wsDir: string): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(wsDir)) {
+    if (!n.endsWith('.json')) continue;
+    if (!n.startsWith('sha256-')) out.push(decodeURIComponent(n.slice(0, -'.json'.length)));
+    else {
+      try {
+        out.push(readWorkspaceFile(join(wsDir, n)).principal);
+      } catch {
+        // a broken file answers when its principal is used
+      }
+    }
+  }
+  return out;
 }
