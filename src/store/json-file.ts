@@ -11,8 +11,8 @@
  * files hold secrets): two objects writing one path never rename each other's file, and a
  * planted symlink is never followed. A failed rewrite fails the waiting one too — the caller
  * rolls its data back to what is on disk, so what was not acknowledged is never written later.
- * `close()` (a reset detaching the workspace) drops waiting writes and waits for the one under
- * way, after which nothing is written again.
+ * `close()` (a reset detaching the workspace) finishes the writes already asked for, after which
+ * nothing is written again.
  */
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
@@ -53,7 +53,6 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
     // A failed write rejects the waiting one too: the caller rolled back the data it would write.
     pending.promise = this.#writing.then(() => {
       this.#pending = null;
-      if (this.#closed) return undefined;
       return this.#start(pending.data);
     });
     pending.promise.catch(() => {
@@ -84,9 +83,13 @@ export class CoalescingJsonFile<T> implements Adapter<T> {
     }
   }
 
-  /** No more writes: waiting ones are dropped, the one under way is waited for. */
+  /**
+   * No more writes: later calls write nothing. The write under way and the one waiting (asked
+   * for before, perhaps already acknowledged to a client) are finished first, so that should
+   * the reset that closes this file fail, nothing acknowledged is lost.
+   */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#writing?.catch(() => undefined);
+    await (this.#pending?.promise ?? this.#writing)?.catch(() => undefined);
   }
 }

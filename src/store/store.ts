@@ -7,7 +7,7 @@
  * Resets are crash-atomic: the new state is written first (a workspace file removed; for a
  * reset of everything, meta.json switched to a new, empty state directory), and only then are
  * the blobs nothing refers to any more removed. The workspace being replaced is detached first:
- * its pending writes are dropped, the one under way is waited for, and it never writes again.
+ * the writes already asked for are finished, and it never writes again.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { DataDir, openDataDir, type Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { serializeJson, type TextCache } from './json-text.js';
+import { asStorageError } from './storage-error.js';
 import { freezeTemplate, loadScenarioOrStop } from './template.js';
 import type { WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
@@ -241,6 +242,8 @@ export class Store {
     this.#resettingAll = done;
     try {
       await done;
+    } catch (e) {
+      throw asStorageError(e);
     } finally {
       this.#resettingAll = null;
     }

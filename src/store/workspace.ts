@@ -26,7 +26,7 @@ export interface WorkspacePlace {
   folder: string;
   /** What the disk holds now, to roll back to after a failed write; null in memory. */
   reload?: () => WorkspaceData;
-  /** Lets go of the file: waiting writes dropped, the one under way waited for. */
+  /** Lets go of the file: the writes already asked for are finished, no later one is made. */
   close?: () => Promise<void>;
 }
 
@@ -59,9 +59,9 @@ export class Workspace {
   }
 
   /**
-   * Detaches the workspace (a reset replaces it): no write starts from now on, and the promise
-   * settles once the write and the blob commits under way have finished, so the reset that
-   * follows removes the file and the blobs for good.
+   * Detaches the workspace (a reset replaces it): no write is asked for from now on, and the
+   * promise settles once the writes already asked for and the blob commits under way have
+   * finished, so the reset that follows removes the file and the blobs for good.
    */
   async detach(): Promise<void> {
     this.#detached = true;
@@ -110,7 +110,11 @@ export class Workspace {
     } catch (e) {
       if (this.#rolledBack !== e && this.#place.reload) {
         this.#rolledBack = e;
-        this.replace(this.#place.reload());
+        try {
+          this.replace(this.#place.reload());
+        } catch {
+          // Nothing on disk yet (a new workspace's first write): the workspace is dropped.
+        }
       }
       throw asStorageError(e);
     }
