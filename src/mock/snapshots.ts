@@ -8,11 +8,12 @@ import { fileView } from '../operations/session-files.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { compareFiles } from '../scenarios/scenario.js';
-import { scenarioFileBytes, sha256Hex } from '../scenarios/seeded-content.js';
+import { scenarioFileChecksum } from '../scenarios/seeded-content.js';
+import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { Readable } from 'node:stream';
+import { base64Stream } from './snapshot-stream.js';
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
@@ -46,30 +47,39 @@ export function workspaceCounts(ws: Workspace) {
   };
 }
 
-const ms = (t: string) => Date.parse(t);
-const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : Date.parse(t));
+// Instants were checked by the control plane (snapshotValueErrors): each parses within years 1–9999.
+const ms = (t: string) => parseInstant(t)!;
+const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : parseInstant(t));
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
 export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
-  // Uploaded bytes first (this waits); then, with no wait until the document is replaced, the
-  // blobs kept from the records as they are now — so a file deleted meanwhile is not revived
-  // pointing at bytes the delete removed (the import then counts as coming after the delete).
+  // Everything that waits comes first: uploaded bytes, and the checksums of derived bytes. Then,
+  // with no wait until the document is replaced, the blobs kept from the records as they are now —
+  // so a file deleted meanwhile is not revived pointing at bytes the delete removed (the import
+  // then counts as coming after the delete).
   const written = new Map<object, { blob: string; size: number; checksum: string }>();
   try {
     for (const s of snapshot.sessions) {
       for (const f of s.files) {
         if (typeof f.content_base64 !== 'string') continue;
-        const bytes = Buffer.from(f.content_base64, 'base64');
-        const temp = await blobs.writeTemp(Readable.from([bytes]), Infinity);
-        written.set(f, { blob: await ws.commitBlob(temp.temp), size: bytes.length, checksum: temp.checksum });
+        const temp = await blobs.writeTemp(base64Stream(f.content_base64), Infinity);
+        written.set(f, { blob: await ws.commitBlob(temp.temp), size: temp.size, checksum: temp.checksum });
       }
     }
   } catch (e) {
     for (const w of written.values()) await blobs.discard(w.blob);
     throw e;
   }
-  const previousBlobs = new Map<string, string>();
-  for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
+  const derived = new Map<object, string>();
+  let previousBlobs: Map<string, string>;
+  for (;;) {
+    previousBlobs = new Map<string, string>();
+    for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
+    const missing = snapshot.sessions.flatMap((s: any) => s.files.filter((f: any) => !written.has(f) && !derived.has(f) && !previousBlobs.has(`${s.id}/${f.id}`)));
+    if (!missing.length) break;
+    // (Computing them waits: the records may change meanwhile, so look again afterwards.)
+    for (const f of missing) derived.set(f, await scenarioFileChecksum({ id: f.id, size: f.size }));
+  }
   const kept = new Set<string>();
   const sessions: StoredSession[] = [];
   for (const s of snapshot.sessions) {
@@ -96,7 +106,7 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
         kept.add(file.blob!);
       } else {
         // No bytes given and none stored: derived from id and size, with a checksum to match.
-        file.checksum = sha256Hex(scenarioFileBytes(file));
+        file.checksum = derived.get(f)!;
       }
       files.push(file);
     }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import type { LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { DataDir, openDataDir, type Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
@@ -203,7 +203,8 @@ export class Store {
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
-    const scenario = freezeTemplate(loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd));
+    // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, this.#opts.clock.now(), this.#opts.cwd));
     await this.#resetAll({ ref, scenario, seed });
   }
 
