@@ -6,11 +6,13 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { authenticate } from './auth.js';
 import { corsMiddleware } from './cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
+import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -132,7 +134,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
-    workspacesInMemory: options.workspacesInMemory,
+    warn: (line) => logger.warn(line),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
@@ -223,6 +225,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   app.get('/', landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
+  app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
   app.use(
     '/__mock',
@@ -238,6 +241,14 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       serviceOperationIds: operations.map((o) => o.id),
+      principalOf: (token) => {
+        const auth = { mode: deps.authMode, signingKey: store.signingKey, users: store.scenario.users, apiKeys: store.scenario.apiKeys };
+        try {
+          return authenticate(`Bearer ${token}`, auth);
+        } catch {
+          return null;
+        }
+      },
       drift: deps.proxy?.drift,
       operations,
     }),
@@ -249,6 +260,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   // An unexpected fault: logged with its stack, answered as FastAPI does, never leaking either.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: number }).status;
+    // 507: the disk refused a write (storage-error.ts), an answer of its own, not a fault.
+    if (error instanceof HttpError && error.status >= 500 && !res.headersSent) return sendError(res, error);
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
       return sendError(res, new HttpError(status, (error as Error).message.split('\n')[0]));
     }

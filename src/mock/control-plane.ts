@@ -26,6 +26,7 @@ import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
 import type { Journal } from './journal.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
+import { addInspectorRoutes } from './ui-api.js';
 import { sendSnapshot } from './snapshot-stream.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { parseDuration } from '../cli-args.js';
@@ -45,6 +46,8 @@ export interface ControlPlaneDeps {
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
+  principalOf(token: string): string | null;
   /** Drift records of the --upstream proxy (its routes live in drift-routes.ts). */
   drift?: DriftLog;
   operations?: Operation[];
@@ -65,7 +68,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     return spec.kind === 'object' ? spec.fields : [];
   };
   const models = Object.fromEntries(
-    ['ScenarioSwitchRequest', 'WorkspaceSnapshot', 'SessionCreateRequest', 'MailboxCreateRequest', 'ConnectionUpdateRequest', 'ClockUpdateRequest', 'FaultRequest'].map((n) => [n, fields(n)]),
+    ['ScenarioSwitchRequest', 'WorkspaceSnapshot', 'SessionCreateRequest', 'MailboxCreateRequest', 'ConnectionUpdateRequest', 'ClockUpdateRequest', 'FaultRequest', 'PrincipalRequest'].map((n) => [n, fields(n)]),
   );
 
   async function body(req: Request, model: string): Promise<any> {
@@ -109,11 +112,20 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   };
 
   router.get('/openapi.json', (_req, res) => json(res, 200, doc));
+  addInspectorRoutes(router, route, deps);
 
   router.post('/reset', route(async (req, res) => {
     const principal = parseQuery(req.url.split('?')[1] ?? '').get('principal');
     await deps.reset(principal);
     noContent(res);
+  }));
+
+  // The token comes in the body, never the URL: URLs get logged.
+  router.post('/principal', route(async (req, res) => {
+    const b = await body(req, 'PrincipalRequest');
+    const principal = deps.principalOf(b.token);
+    if (principal === null) throw unprocessable('this token is refused under --auth strict: only the scenario\'s API keys and tokens from POST /token are accepted');
+    json(res, 200, { principal });
   }));
 
   router.post('/scenario', route(async (req, res) => {
@@ -127,6 +139,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     try {
       await deps.store.switchScenario(ref, seed);
     } catch (e) {
+      if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);
     }
     deps.journal.clear();
@@ -252,8 +265,12 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     const unmatchedRaw = q.get('unmatched');
     const unmatched = unmatchedRaw === undefined ? undefined : parseBoolString(unmatchedRaw);
     if (unmatched === null) errors.push(err.boolParsing(['query', 'unmatched'], unmatchedRaw));
+    // A cursor for pollers (the inspector page): entries recorded after the one with this id.
+    const afterRaw = q.get('after');
+    const after = afterRaw === undefined ? undefined : /^req_[1-9]\d{0,15}$/.test(afterRaw) ? Number(afterRaw.slice(4)) : null;
+    if (after === null) errors.push({ type: 'string_pattern_mismatch', loc: ['query', 'after'], msg: "String should match pattern '^req_[1-9][0-9]*$'", input: afterRaw, ctx: { pattern: '^req_[1-9][0-9]*$' } });
     if (errors.length) throw validationError(errors);
-    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since, unmatched: unmatched ?? undefined });
+    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since, unmatched: unmatched ?? undefined, after: after ?? undefined });
     json(res, 200, { items });
   }));
 

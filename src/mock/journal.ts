@@ -32,6 +32,8 @@ export interface JournalFilter {
   since?: number;
   /** true: only requests no operation matched (operationId null); false: only the others. */
   unmatched?: boolean;
+  /** Only entries recorded after the one numbered so (req_N): a poller's cursor. */
+  after?: number;
   limit?: number;
 }
 
@@ -39,7 +41,7 @@ export const DEFAULT_JOURNAL_SIZE = 1000;
 /** What the entries may weigh together, as the bytes of their JSON text. */
 export const DEFAULT_JOURNAL_BYTES = 8 * 1024 * 1024;
 
-type Kept = JournalEntry & { at: number; bytes: number };
+type Kept = JournalEntry & { at: number; seq: number; bytes: number };
 
 export class Journal {
   #entries: Kept[] = [];
@@ -60,7 +62,8 @@ export class Journal {
 
   record(entry: Omit<JournalEntry, 'id' | 'time'>, at: number): void {
     if (this.size <= 0) return;
-    const kept: Kept = { id: `req_${this.#next++}`, time: isoTime(at), at, ...entry, bytes: 0 };
+    const seq = this.#next++;
+    const kept: Kept = { id: `req_${seq}`, time: isoTime(at), at, seq, ...entry, bytes: 0 };
     kept.bytes = Buffer.byteLength(JSON.stringify(kept));
     // An entry heavier than the whole budget (a huge path) is kept without its body and query.
     if (kept.bytes > this.maxBytes) {
@@ -83,6 +86,8 @@ export class Journal {
     const out: JournalEntry[] = [];
     for (let i = this.#entries.length - 1; i >= this.#head && out.length < (f.limit ?? Infinity); i--) {
       const e = this.#entries[i];
+      // Newest first: everything from here on is older than the cursor, so a poll costs only what is new.
+      if (f.after !== undefined && e.seq <= f.after) break;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
       if (f.method !== undefined && e.method !== f.method.toUpperCase()) continue;
       if (f.path !== undefined && e.path !== f.path) continue;
@@ -90,7 +95,7 @@ export class Journal {
       if (f.principal !== undefined && e.principal !== f.principal) continue;
       if (f.since !== undefined && e.at < f.since) continue;
       if (f.unmatched !== undefined && (e.operationId === null) !== f.unmatched) continue;
-      const { at: _at, bytes: _bytes, ...visible } = e;
+      const { at: _at, seq: _seq, bytes: _bytes, ...visible } = e;
       out.push(visible);
     }
     return out;

@@ -7,14 +7,12 @@
  * replacing them through the methods below. That is what lets the store keep each record's JSON
  * text between writes and share the scenario's records between workspaces; assigning to a
  * record's field throws a TypeError instead of silently going unsaved.
- *
- * A new principal's workspace starts as a view (copy-on-write): it reads the scenario's shared
- * workspace (one per store, indexes built once) until its first write, which copies the lists —
- * never the records — into a document of its own. Until then it costs a small object and no disk.
  */
 import { createHash } from 'node:crypto';
 import type { Low } from 'lowdb';
+import type { BlobStore } from './blobs.js';
 import { SessionFileIndex, type FilePage } from './file-index.js';
+import { asStorageError } from './storage-error.js';
 import { deepFreeze } from './json-text.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
@@ -22,73 +20,61 @@ export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 
 const secretKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
-/** What a view needs: the shared workspace it reads, and how to open its own document on first write. */
-export interface ViewOf {
-  base: Workspace;
-  principal: string;
-  open(data: WorkspaceData): Low<WorkspaceData>;
+export interface WorkspacePlace {
+  blobs: BlobStore;
+  /** The workspace's blob folder (named like its file). */
+  folder: string;
+  /** What the disk holds now, to roll back to after a failed write; null in memory. */
+  reload?: () => WorkspaceData;
+  /** Lets go of the file: the writes already asked for are finished, no later one is made. */
+  close?: () => Promise<void>;
 }
 
 export class Workspace {
-  #db: Low<WorkspaceData>;
-  #view: ViewOf | null = null;
-  /** Derived values live with the shared workspace when there is one: its records are shared too. */
-  #memoOwner: Workspace = this;
+  readonly #db: Low<WorkspaceData>;
   readonly #seed: number;
-  // Set by reindex(), or shared with the base by a view.
-  #sessions!: Map<string, { session: StoredSession; files: SessionFileIndex }>;
-  #secrets!: Map<string, StoredSecret>;
-  #mailboxes!: Map<string, StoredMailbox>;
+  readonly #place: WorkspacePlace;
+  #detached = false;
+  readonly #commits = new Set<Promise<unknown>>();
+  #rolledBack: unknown = null;
+  #sessions = new Map<string, { session: StoredSession; files: SessionFileIndex }>();
+  #secrets = new Map<string, StoredSecret>();
+  #mailboxes = new Map<string, StoredMailbox>();
   readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
 
-  /** A workspace over its own document, or (given a ViewOf) a copy-on-write view of a shared one. */
-  constructor(source: Low<WorkspaceData> | ViewOf, seed: number) {
+  constructor(db: Low<WorkspaceData>, seed: number, place: WorkspacePlace) {
+    this.#db = db;
     this.#seed = seed;
-    if ('base' in source) {
-      // Reads go to the base's document and indexes, which no one writes through a view.
-      const base = source.base;
-      this.#view = source;
-      this.#memoOwner = base.#memoOwner;
-      this.#db = base.#db;
-      this.#sessions = base.#sessions;
-      this.#secrets = base.#secrets;
-      this.#mailboxes = base.#mailboxes;
-    } else {
-      this.#db = source;
-      this.reindex();
-    }
+    this.#place = place;
+    this.reindex();
   }
 
-  /** True once the workspace has a document of its own (it was written to, or loaded). */
-  get materialized(): boolean {
-    return this.#view === null;
+  get folder(): string {
+    return this.#place.folder;
   }
 
-  /** The document; a view answers with the shared lists, which must not be changed through it. */
+  /** True once a reset replaced this workspace: it never writes again. */
+  get detached(): boolean {
+    return this.#detached;
+  }
+
+  /**
+   * Detaches the workspace (a reset replaces it): no write is asked for from now on, and the
+   * promise settles once the writes already asked for and the blob commits under way have
+   * finished, so the reset that follows removes the file and the blobs for good.
+   */
+  async detach(): Promise<void> {
+    this.#detached = true;
+    await this.#place.close?.();
+    await Promise.allSettled([...this.#commits]);
+  }
+
   get data(): WorkspaceData {
-    return this.#view ? { ...this.#view.base.data, principal: this.#view.principal } : this.#db.data;
+    return this.#db.data;
   }
 
   get principal(): string {
-    return this.#view ? this.#view.principal : this.#db.data.principal;
-  }
-
-  /** The first write of a view: copy the lists (records are shared, frozen values) and index them. */
-  #own(): void {
-    const view = this.#view;
-    if (!view) return;
-    const t = view.base.data;
-    const data: WorkspaceData = {
-      format: t.format,
-      next_id: t.next_id,
-      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
-      mailboxes: [...t.mailboxes],
-      secrets: [...t.secrets],
-      principal: view.principal,
-    };
-    this.#view = null;
-    this.#db = view.open(data);
-    this.reindex();
+    return this.#db.data.principal;
   }
 
   /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
@@ -108,15 +94,55 @@ export class Workspace {
   }
 
   replace(data: WorkspaceData): void {
-    this.#own();
     this.#db.data = data;
     this.reindex();
   }
 
-  save(): Promise<void> {
-    // A view has nothing of its own to save: the scenario it shows is where it came from.
-    if (this.#view) return Promise.resolve();
-    return this.#db.write();
+  /**
+   * Writes the document. A write the disk refused rolls the document back to what the disk
+   * holds (every change since the last good write, all of whose callers are told so), so what
+   * was not acknowledged is never written by a later save; a full disk answers 507.
+   */
+  async save(): Promise<void> {
+    if (this.#detached) return;
+    try {
+      await this.#db.write();
+    } catch (e) {
+      if (this.#rolledBack !== e && this.#place.reload) {
+        this.#rolledBack = e;
+        try {
+          this.replace(this.#place.reload());
+        } catch {
+          // Nothing on disk yet (a new workspace's first write): the workspace is dropped.
+        }
+      }
+      throw asStorageError(e);
+    }
+  }
+
+  /** Commits an uploaded temporary blob into this workspace's folder; returns its name. */
+  async commitBlob(temp: string): Promise<string> {
+    const { blobs, folder } = this.#place;
+    if (this.#detached) {
+      // Reset away already: the upload counts as made before the reset, its bytes gone with it.
+      await blobs.discard(temp);
+      return `${folder}/detached`;
+    }
+    const p = blobs.commit(temp, folder);
+    this.#commits.add(p);
+    try {
+      return await p;
+    } catch (e) {
+      throw asStorageError(e);
+    } finally {
+      this.#commits.delete(p);
+    }
+  }
+
+  /** Whether a record of this workspace names the blob. */
+  references(blob: string): boolean {
+    for (const s of this.#db.data.sessions) for (const f of s.files) if (f.blob === blob) return true;
+    return false;
   }
 
   /**
@@ -124,9 +150,8 @@ export class Workspace {
    * derived from one alone (the API view of a file, for instance).
    */
   derived<R extends object, T>(record: R, derive: (record: R) => T): T {
-    const derivedBy = this.#memoOwner.#derived;
-    let memo = derivedBy.get(derive);
-    if (!memo) derivedBy.set(derive, (memo = new WeakMap()));
+    let memo = this.#derived.get(derive);
+    if (!memo) this.#derived.set(derive, (memo = new WeakMap()));
     let value = memo.get(record) as T | undefined;
     if (value === undefined) {
       value = derive(record);
@@ -142,7 +167,6 @@ export class Workspace {
    * (CONTRACT §8 says 24 hex digits; the recorded answers of the real service show 16.)
    */
   newId(prefix: IdPrefix): string {
-    this.#own();
     const position = this.#db.data.next_id++;
     const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
     return `${prefix}_${digest.slice(0, 16)}`;
@@ -155,23 +179,20 @@ export class Workspace {
   }
 
   addSession(session: StoredSession): void {
-    this.#own();
     deepFreeze(session.actions);
     for (const f of session.files) deepFreeze(f);
     this.#db.data.sessions.push(session);
     this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }
 
-  /** By id: a session read from a view is the base's object, the same session once copied. */
   #files(session: StoredSession): SessionFileIndex {
     const entry = this.#sessions.get(session.id);
-    if (!entry) throw new Error(`session ${session.id} is not in this workspace`);
+    if (!entry || entry.session !== session) throw new Error(`session ${session.id} is not in this workspace`);
     return entry.files;
   }
 
   /** Inserts a file at its place in the listing order (binary search, no re-sort). */
   addFile(session: StoredSession, file: StoredFile): void {
-    this.#own();
     this.#files(session).add(deepFreeze(file));
   }
 
@@ -180,7 +201,6 @@ export class Workspace {
   }
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
-    this.#own();
     return this.#files(session).remove(fileId);
   }
 
@@ -200,7 +220,6 @@ export class Workspace {
   }
 
   addMailbox(mailbox: StoredMailbox): StoredMailbox {
-    this.#own();
     deepFreeze(mailbox);
     this.#db.data.mailboxes.push(mailbox);
     this.#mailboxes.set(mailbox.id, mailbox);
@@ -209,7 +228,6 @@ export class Workspace {
 
   /** Replaces a mailbox with a changed copy; returns the new record. */
   updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
-    this.#own();
     const list = this.#db.data.mailboxes;
     const i = list.indexOf(mailbox);
     if (i < 0) throw new Error(`mailbox ${mailbox.id} is not in this workspace`);
@@ -220,9 +238,8 @@ export class Workspace {
   }
 
   removeMailbox(id: string): boolean {
-    if (!this.#mailboxes.has(id)) return false;
-    this.#own();
-    const m = this.#mailboxes.get(id)!;
+    const m = this.#mailboxes.get(id);
+    if (!m) return false;
     const list = this.#db.data.mailboxes;
     list.splice(list.indexOf(m), 1);
     this.#mailboxes.delete(id);
@@ -240,7 +257,6 @@ export class Workspace {
   }
 
   addSecret(secret: StoredSecret): StoredSecret {
-    this.#own();
     deepFreeze(secret);
     this.#db.data.secrets.push(secret);
     this.#secrets.set(secretKey(secret.namespace, secret.name), secret);
@@ -249,7 +265,6 @@ export class Workspace {
 
   /** Replaces a secret with a changed copy (same id, namespace and name); returns the new record. */
   updateSecret(secret: StoredSecret, changes: Partial<Pick<StoredSecret, 'value' | 'key_hint' | 'last_used_at'>>): StoredSecret {
-    this.#own();
     const list = this.#db.data.secrets;
     const i = list.indexOf(secret);
     if (i < 0) throw new Error(`secret ${secret.id} is not in this workspace`);
@@ -260,8 +275,6 @@ export class Workspace {
   }
 
   removeSecret(id: string): boolean {
-    if (!this.#db.data.secrets.some((s) => s.id === id)) return false;
-    this.#own();
     const list = this.#db.data.secrets;
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;

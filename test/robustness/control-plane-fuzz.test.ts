@@ -52,12 +52,14 @@ const OPERATIONS: Record<string, fc.Arbitrary<Call>> = {
   switchScenario: fc.record({ name: field(fc.constantFrom('default', 'empty', 'nope')), path: field(fc.constantFrom('/dev/zero', '/etc/passwd', '/', 'fixtures/empty.json', 'data')), seed: field(hostileNumber) }, { requiredKeys: [] }).map((body) => ({ method: 'POST', path: '/__mock/scenario', body })),
   listWorkspaces: fc.constant({ method: 'GET', path: '/__mock/workspaces' }),
   exportWorkspace: fc.tuple(principal, fc.constantFrom('', '?content=false', '?content=x')).map(([p, q]) => ({ method: 'GET', path: `/__mock/workspaces/${p}${q}` })),
+  workspaceOverview: principal.map((p) => ({ method: 'GET', path: `/__mock/workspaces/${p}/overview` })),
+  listWorkspaceFiles: fc.tuple(principal, id, fc.constantFrom('offset', 'limit', 'x'), hostileString).map(([p, s, k, v]) => ({ method: 'GET', path: `/__mock/workspaces/${p}/sessions/${s}/files?${k}=${encodeURIComponent(v.toWellFormed())}` })),
   importWorkspace: fc.tuple(principal, field(snapshot)).map(([p, body]) => ({ method: 'PUT', path: `/__mock/workspaces/${p}`, body })),
   createSession: fc.tuple(principal, fc.record({ id: field(id), actions: field(fc.array(fc.dictionary(fc.constantFrom('type', 'url'), anyValue), { maxLength: 3 })) }, { requiredKeys: [] })).map(([p, body]) => ({ method: 'POST', path: `/__mock/workspaces/${p}/sessions`, body })),
   connectMailbox: fc.tuple(principal, fc.record({ id: field(id), email_address: field(fc.constant('a@example.com')), provider: field(fc.constantFrom('gmail', 'microsoft_outlook')), healthy: field(fc.boolean()) }, { requiredKeys: [] })).map(([p, body]) => ({ method: 'POST', path: `/__mock/workspaces/${p}/mailboxes`, body })),
   setMailboxConnection: fc.tuple(principal, id, field(fc.boolean())).map(([p, m, healthy]) => ({ method: 'PATCH', path: `/__mock/workspaces/${p}/mailboxes/${m}/connection`, body: { healthy } })),
   addSessionDownload: fc.tuple(principal, id).map(([p, s]) => ({ method: 'POST', path: `/__mock/workspaces/${p}/sessions/${s}/files`, multipart: true })),
-  listRequests: fc.tuple(fc.constantFrom('status', 'limit', 'since', 'operationId', 'x'), hostileString).map(([k, v]) => ({ method: 'GET', path: `/__mock/requests?${k}=${encodeURIComponent(v)}` })),
+  listRequests: fc.tuple(fc.constantFrom('status', 'limit', 'since', 'after', 'operationId', 'x'), hostileString).map(([k, v]) => ({ method: 'GET', path: `/__mock/requests?${k}=${encodeURIComponent(v.toWellFormed())}` })),
   clearRequests: fc.constant({ method: 'DELETE', path: '/__mock/requests' }),
   getClock: fc.constant({ method: 'GET', path: '/__mock/clock' }),
   setClock: fc.record({ set: field(instant), advance: field(fc.oneof(hostileNumber, hostileString)) }, { requiredKeys: [] }).map((body) => ({ method: 'POST', path: '/__mock/clock', body })),
@@ -70,6 +72,7 @@ const OPERATIONS: Record<string, fc.Arbitrary<Call>> = {
   getControlPlaneDocument: fc.constant({ method: 'GET', path: '/__mock/openapi.json' }),
   getDrift: fc.constantFrom('', '?format=junit', '?format=x').map((q) => ({ method: 'GET', path: `/__mock/drift${q}` })),
   clearDrift: fc.constant({ method: 'DELETE', path: '/__mock/drift' }),
+  principalOf: fc.record({ token: field(hostileString) }, { requiredKeys: [] }).map((body) => ({ method: 'POST', path: '/__mock/principal', body })),
 };
 
 const operationIds = (file: string) =>
