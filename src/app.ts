@@ -134,6 +134,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
+    workspacesInMemory: options.workspacesInMemory,
     warn: (line) => logger.warn(line),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);

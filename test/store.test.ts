@@ -58,7 +58,8 @@ test('each workspace is its own JSON file beside meta.json, and uploads are blob
     await request(app).post('/sessions/sess_demo/files').set(bearer('two')).attach('file', Buffer.from('blob bytes'), 'b.txt');
   });
   expect(readdirSync(dir).sort()).toEqual(['meta.json', stateDir(dir).slice(dir.length + 1), 'tmp']);
-  expect(readdirSync(workspacesDir(dir))).toHaveLength(2);
+  // Only the principal who wrote has a file: one who only read is still a view of the scenario.
+  expect(readdirSync(workspacesDir(dir))).toHaveLength(1);
   expect(blobFiles(dir)).toHaveLength(1);
   for (const f of readdirSync(workspacesDir(dir))) expect(readFileSync(join(workspacesDir(dir), f), 'utf8')).not.toContain('blob bytes');
 });
@@ -84,7 +85,8 @@ describe('start-up refuses what it cannot trust, and names it', () => {
     ['a foreign shape', '{"hello":"world"}'],
     ['an older format', '{"format":0,"principal":"key:x","next_id":0,"sessions":[],"mailboxes":[],"secrets":[]}'],
   ])('a workspace file with %s is refused on first use, naming the file, and is left untouched', async (_, text) => {
-    await withApp({}, async (app) => void (await request(app).get('/mailboxes').set(bearer('x'))));
+    // A write: only a principal who wrote has a file (one who only read is a view of the scenario).
+    await withApp({}, async (app) => void (await request(app).post('/secrets').set(bearer('x')).send({ name: 'X', value: 'x' })));
     const [name] = readdirSync(workspacesDir(dir));
     const file = join(workspacesDir(dir), name);
     writeFileSync(file, text);

@@ -23,6 +23,11 @@ export interface Meta {
   seed: number;
   signing_key: string;
   state: string;
+  /**
+   * When the scenario was loaded (epoch ms; its timestamps are shifted to it), so a workspace never
+   * written — a view of the scenario, with no file — reads the same after a restart.
+   */
+  loaded_at?: number;
 }
 
 const OWN_NAMES = ['meta.json', 'tmp', 'workspaces', 'blobs'];
@@ -127,7 +132,7 @@ export class DataDir {
  * reset anything of ours, nor we of its), then the marker check, --reset-data, the meta file, and
  * the start-up sweep. No workspace is read here.
  */
-export async function openDataDir(path: string, opts: { scenario: string; seed: number; resetData?: boolean; warn?: (line: string) => void }): Promise<{ dir: DataDir; meta: Meta; lock: DataDirLock }> {
+export async function openDataDir(path: string, opts: { scenario: string; seed: number; loadedAt?: number; resetData?: boolean; warn?: (line: string) => void }): Promise<{ dir: DataDir; meta: Meta; lock: DataDirLock }> {
   const dir = new DataDir(path);
   mkdirSync(dir.dir, { recursive: true });
   const lock = await DataDirLock.acquire(dir.dir, dir.lockFile, opts.warn);
@@ -147,7 +152,7 @@ export async function openDataDir(path: string, opts: { scenario: string; seed: 
       }
     } else {
       // The marker is written before any other file, so a crash never leaves files unmarked.
-      meta = { format: DATA_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), state: DataDir.newState() };
+      meta = { format: DATA_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), state: DataDir.newState(), loaded_at: opts.loadedAt };
       dir.writeMeta(meta);
     }
     dir.sweep(meta.state);

@@ -8,6 +8,10 @@
  * reset of everything, meta.json switched to a new, empty state directory), and only then are
  * the blobs nothing refers to any more removed. The workspace being replaced is detached first:
  * the writes already asked for are finished, and it never writes again.
+ *
+ * Workspaces are held in memory only while used (workspace-cache.ts): a new principal's is a
+ * copy-on-write view of the scenario until its first write (no file until then), and past a bound
+ * the least recently used are let go — read again, blobs checked, when next asked for.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,9 +27,10 @@ import type { DataDirLock } from './data-dir-lock.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { serializeJson, type TextCache } from './json-text.js';
 import { asStorageError } from './storage-error.js';
-import { freezeTemplate, loadScenarioOrStop } from './template.js';
+import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
 import type { WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
+import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 import { readWorkspaceFile, storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 
 export { StartupError } from './startup-error.js';
@@ -40,6 +45,8 @@ export interface StoreOptions {
   resetData?: boolean;
   clock: Clock;
   cwd?: string;
+  /** Workspaces kept in memory beyond those in use (least recently used go first). */
+  workspacesInMemory?: number;
   /** One line for the operator (a record whose bytes were missing, a lock being waited for). */
   warn?: (line: string) => void;
 }
@@ -55,7 +62,11 @@ export class Store {
   readonly signingKey: Buffer;
   #scenario: LoadedScenario;
   #seed: number;
-  #workspaces = new Map<string, Promise<Workspace>>();
+  /** Workspaces being read from their file; once read they are in #cache. */
+  #loading = new Map<string, Promise<Workspace>>();
+  readonly #cache: WorkspaceCache;
+  /** The scenario's workspace, which every view reads: indexes built once per scenario. */
+  #base!: Workspace;
   /** Resets under way, by principal, and of everything: new uses of a workspace wait for them. */
   #resetting = new Map<string, Promise<void>>();
   #resettingAll: Promise<void> | null = null;
@@ -73,15 +84,26 @@ export class Store {
     this.blobs = blobs;
     this.#disk = disk;
     this.#memoryDir = memoryDir;
+    // With no disk to go back to, a workspace that was written to must stay in memory.
+    this.#cache = new WorkspaceCache(opts.workspacesInMemory ?? DEFAULT_WORKSPACES_IN_MEMORY, (ws) => disk !== null || !ws.materialized);
+    this.#makeBase();
+  }
+
+  #makeBase(): void {
+    const data = documentFrom(this.#scenario.template, '');
+    this.#base = new Workspace(new Low<WorkspaceData>(new Memory<WorkspaceData>(), data), this.#seed, { blobs: this.blobs, folder: '' });
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
-    const scenario = loadScenarioOrStop(opts.scenario, opts.clock.now(), opts.cwd);
+    const loadedAt = opts.clock.now();
+    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd);
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
       return new Store(opts, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs')), null, root);
     }
-    const { dir, meta, lock } = await openDataDir(opts.dataDir, opts);
+    const { dir, meta, lock } = await openDataDir(opts.dataDir, { ...opts, loadedAt });
+    // A workspace never written has no file: it reads the scenario as loaded back then.
+    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd);
     const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
     return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
@@ -94,25 +116,45 @@ export class Store {
     return this.#seed;
   }
 
-  /** The principal's workspace: read on first use, or made from the active scenario. */
+  /**
+   * The principal's workspace: the one in memory, else read from its file (on first use, or
+   * after it was let go), else a new view of the active scenario.
+   */
   workspace(principal: string): Promise<Workspace> {
     const waitFor = this.#resettingAll ?? this.#resetting.get(principal);
     if (waitFor) return waitFor.then(() => this.workspace(principal));
-    let ws = this.#workspaces.get(principal);
+    const held = this.#cache.get(principal);
+    if (held) return Promise.resolve(held);
+    let ws = this.#loading.get(principal);
     if (!ws) {
       const made = this.#open(principal);
       ws = made;
-      this.#workspaces.set(principal, made);
-      made.catch(() => {
-        if (this.#workspaces.get(principal) === made) this.#workspaces.delete(principal);
-      });
+      this.#loading.set(principal, made);
+      made.then(
+        (w) => {
+          if (this.#loading.get(principal) !== made) return;
+          this.#loading.delete(principal);
+          this.#cache.set(principal, w);
+        },
+        () => {
+          if (this.#loading.get(principal) === made) this.#loading.delete(principal);
+        },
+      );
     }
     return ws;
   }
 
-  /** Principals with a workspace (loaded, or stored on disk and not read yet). */
+  /** Every workspace in memory (held, or being read). */
+  async #inMemory(): Promise<Workspace[]> {
+    const loading = await Promise.allSettled([...this.#loading.values()]);
+    const all = new Set(this.#cache.values());
+    for (const r of loading) if (r.status === 'fulfilled') all.add(r.value);
+    return [...all];
+  }
+
+  /** Principals with a workspace (in memory, or stored on disk and not read now). */
   principals(): string[] {
-    const all = new Set(this.#workspaces.keys());
+    const all = new Set([...this.#cache.keys(), ...this.#loading.keys()]);
     const wsDir = this.#wsDir();
     if (wsDir) for (const p of storedPrincipals(wsDir)) all.add(p);
     return [...all];
@@ -127,31 +169,32 @@ export class Store {
     const file = wsDir ? join(wsDir, workspaceFileName(principal)) : null;
     const folder = workspaceFileStem(principal);
     if (file && existsSync(file)) return this.#load(file, folder);
-    // The scenario's records are frozen values, so a new workspace shares them and copies only
-    // the lists that hold them (same keys, same order as the template).
-    const t = this.#scenario.template;
-    const data: WorkspaceData = {
-      format: t.format,
-      next_id: t.next_id,
-      sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
-      mailboxes: [...t.mailboxes],
-      secrets: [...t.secrets],
-      principal,
-    };
-    const ws = this.#make(data, file, folder);
-    await ws.save();
-    return ws;
+    // The state directory at the view's first write (a reset of everything detaches it first).
+    const view: Workspace = new Workspace(
+      {
+        base: this.#base,
+        principal,
+        open: (data) => {
+          this.#cache.keep(principal, view);
+          return this.#place(data, file);
+        },
+      },
+      this.#seed,
+      { blobs: this.blobs, folder },
+    );
+    return view;
+  }
+
+  /** Where a workspace's document is kept: its file (written coalesced), or memory. */
+  #place(data: WorkspaceData, file: string | null): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> } {
+    if (!file) return { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) };
+    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.#texts));
+    return { db: new Low<WorkspaceData>(adapter, data), reload: () => readWorkspaceFile(file), close: () => adapter.close() };
   }
 
   #make(data: WorkspaceData, file: string | null, folder: string): Workspace {
-    if (!file) return new Workspace(new Low<WorkspaceData>(new Memory<WorkspaceData>(), data), this.#seed, { blobs: this.blobs, folder });
-    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.#texts));
-    return new Workspace(new Low<WorkspaceData>(adapter, data), this.#seed, {
-      blobs: this.blobs,
-      folder,
-      reload: () => readWorkspaceFile(file),
-      close: () => adapter.close(),
-    });
+    const { db, reload, close } = this.#place(data, file);
+    return new Workspace(db, this.#seed, { blobs: this.blobs, folder, reload, close });
   }
 
   /**
@@ -185,8 +228,9 @@ export class Store {
     const before = this.#resetting.get(principal);
     const done = (async () => {
       await before?.catch(() => undefined);
-      const ws = await this.#workspaces.get(principal)?.catch(() => null);
-      this.#workspaces.delete(principal);
+      const ws = this.#cache.get(principal) ?? (await this.#loading.get(principal)?.catch(() => null));
+      this.#cache.delete(principal);
+      this.#loading.delete(principal);
       await ws?.detach();
       const wsDir = this.#wsDir();
       // The new state first (no file: the scenario's state on next use), then the blobs.
@@ -204,23 +248,25 @@ export class Store {
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
-    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, this.#opts.clock.now(), this.#opts.cwd));
-    await this.#resetAll({ ref, scenario, seed });
+    const loadedAt = this.#opts.clock.now();
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd));
+    await this.#resetAll({ ref, scenario, seed, loadedAt });
   }
 
-  async #resetAll(next: { ref: string; scenario: LoadedScenario; seed: number } | null): Promise<void> {
+  async #resetAll(next: { ref: string; scenario: LoadedScenario; seed: number; loadedAt: number } | null): Promise<void> {
     while (this.#resettingAll) await this.#resettingAll.catch(() => undefined);
     const done = (async () => {
       await Promise.allSettled([...this.#resetting.values()]);
-      const all = await Promise.allSettled([...this.#workspaces.values()]);
-      this.#workspaces.clear();
-      await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.detach() : undefined)));
+      const all = await this.#inMemory();
+      this.#cache.clear();
+      this.#loading.clear();
+      await Promise.all(all.map((ws) => ws.detach()));
       const disk = this.#disk;
       if (disk) {
         // A new, empty state directory, then meta.json pointing at it (the commit point), then
         // the old one goes — a crash at any instant leaves the old state or the new, whole.
         const old = disk.dir.stateDir(disk.meta.state);
-        const meta: Meta = { ...disk.meta, state: DataDir.newState(), ...(next ? { scenario: next.ref, seed: next.seed } : {}) };
+        const meta: Meta = { ...disk.meta, state: DataDir.newState(), ...(next ? { scenario: next.ref, seed: next.seed, loaded_at: next.loadedAt } : {}) };
         mkdirSync(join(disk.dir.stateDir(meta.state), 'workspaces'), { recursive: true });
         this.blobs.setRoot(join(disk.dir.stateDir(meta.state), 'blobs'));
         try {
@@ -233,11 +279,12 @@ export class Store {
         disk.meta = meta;
         rmSync(old, { recursive: true, force: true });
       } else {
-        for (const r of all) if (r.status === 'fulfilled') this.blobs.removeFolder(r.value.folder);
+        for (const ws of all) this.blobs.removeFolder(ws.folder);
       }
       if (next) {
         this.#scenario = next.scenario;
         this.#seed = next.seed;
+        this.#makeBase();
       }
     })();
     this.#resettingAll = done;
@@ -252,8 +299,7 @@ export class Store {
 
   async close(): Promise<void> {
     await this.#resettingAll?.catch(() => undefined);
-    const all = await Promise.allSettled(this.#workspaces.values());
-    for (const r of all) if (r.status === 'fulfilled') await r.value.save().catch(() => undefined);
+    for (const ws of await this.#inMemory()) await ws.save().catch(() => undefined);
     this.#disk?.lock.release();
     if (this.#memoryDir) rmSync(this.#memoryDir, { recursive: true, force: true });
   }

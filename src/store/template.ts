@@ -2,6 +2,7 @@
 import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
 import { StartupError } from './startup-error.js';
+import type { WorkspaceData } from './types.js';
 
 export function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScenario {
   try {
@@ -22,4 +23,19 @@ export function freezeTemplate(scenario: LoadedScenario): LoadedScenario {
   for (const m of t.mailboxes) deepFreeze(m);
   for (const s of t.secrets) deepFreeze(s);
   return scenario;
+}
+
+/**
+ * A document of the principal's own made from a template (the scenario's, or the shared one a
+ * view reads): the records are frozen values, so they are shared and only the lists are copied.
+ */
+export function documentFrom(t: Omit<WorkspaceData, 'principal'>, principal: string): WorkspaceData {
+  return {
+    format: t.format,
+    next_id: t.next_id,
+    sessions: t.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
+    mailboxes: [...t.mailboxes],
+    secrets: [...t.secrets],
+    principal,
+  };
 }

@@ -7,13 +7,18 @@
  * replacing them through the methods below. That is what lets the store keep each record's JSON
  * text between writes and share the scenario's records between workspaces; assigning to a
  * record's field throws a TypeError instead of silently going unsaved.
+ *
+ * A new principal's workspace starts as a view (copy-on-write): it reads the scenario's shared
+ * workspace (one per store, indexes built once) until its first write, which copies the lists —
+ * never the records — into a document of its own. Until then it costs a small object and no disk.
  */
 import { createHash } from 'node:crypto';
-import type { Low } from 'lowdb';
+import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
 import { SessionFileIndex, type FilePage } from './file-index.js';
 import { asStorageError } from './storage-error.js';
 import { deepFreeze } from './json-text.js';
+import { documentFrom } from './template.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
@@ -30,22 +35,79 @@ export interface WorkspacePlace {
   close?: () => Promise<void>;
 }
 
+/** What a view needs: the shared workspace it reads, and how to get a document of its own on first write. */
+export interface ViewOf {
+  base: Workspace;
+  principal: string;
+  /** The view's own document (and where it is kept) from now on. */
+  open(data: WorkspaceData): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> };
+}
+
 export class Workspace {
-  readonly #db: Low<WorkspaceData>;
+  #db: Low<WorkspaceData>;
+  #view: ViewOf | null = null;
+  /** The view this workspace was until its first write, until that write is on disk. */
+  #wasView: ViewOf | null = null;
+  /** Derived values live with the shared workspace when there is one: its records are shared too. */
+  #memoOwner: Workspace = this;
   readonly #seed: number;
-  readonly #place: WorkspacePlace;
+  #place: WorkspacePlace;
   #detached = false;
+  #saving = 0;
   readonly #commits = new Set<Promise<unknown>>();
   #rolledBack: unknown = null;
-  #sessions = new Map<string, { session: StoredSession; files: SessionFileIndex }>();
-  #secrets = new Map<string, StoredSecret>();
-  #mailboxes = new Map<string, StoredMailbox>();
+  // Set by reindex(), or shared with the base by a view.
+  #sessions!: Map<string, { session: StoredSession; files: SessionFileIndex }>;
+  #secrets!: Map<string, StoredSecret>;
+  #mailboxes!: Map<string, StoredMailbox>;
   readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
 
-  constructor(db: Low<WorkspaceData>, seed: number, place: WorkspacePlace) {
-    this.#db = db;
+  /** A workspace over its own document, or (given a ViewOf) a copy-on-write view of a shared one. */
+  constructor(source: Low<WorkspaceData> | ViewOf, seed: number, place: WorkspacePlace) {
     this.#seed = seed;
     this.#place = place;
+    if ('base' in source) {
+      this.#db = source.base.#db;
+      this.#becomeView(source);
+    } else {
+      this.#db = source;
+      this.reindex();
+    }
+  }
+
+  /** Reads go to the base's document and indexes, which no one writes through a view. */
+  #becomeView(view: ViewOf): void {
+    const base = view.base;
+    this.#view = view;
+    this.#memoOwner = base.#memoOwner;
+    this.#db = base.#db;
+    this.#sessions = base.#sessions;
+    this.#secrets = base.#secrets;
+    this.#mailboxes = base.#mailboxes;
+  }
+
+  /** True once the workspace has a document of its own (it was written to, or loaded). */
+  get materialized(): boolean {
+    return this.#view === null;
+  }
+
+  /** Writes or blob commits under way: such a workspace is never let go of. */
+  get busy(): boolean {
+    return this.#saving > 0 || this.#commits.size > 0;
+  }
+
+  /** The first write of a view: copy the lists (records are shared, frozen values) and index them. */
+  #own(): void {
+    const view = this.#view;
+    if (!view) return;
+    const data = documentFrom(view.base.data, view.principal);
+    this.#view = null;
+    this.#wasView = view;
+    this.#memoOwner = this;
+    // Reset away already: nothing of it may reach the disk, so its document stays in memory.
+    const opened = this.#detached ? { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) } : view.open(data);
+    this.#db = opened.db;
+    this.#place = { ...this.#place, reload: opened.reload, close: opened.close };
     this.reindex();
   }
 
@@ -69,12 +131,13 @@ export class Workspace {
     await Promise.allSettled([...this.#commits]);
   }
 
+  /** The document; a view answers with the shared lists, which must not be changed through it. */
   get data(): WorkspaceData {
-    return this.#db.data;
+    return this.#view ? { ...this.#view.base.data, principal: this.#view.principal } : this.#db.data;
   }
 
   get principal(): string {
-    return this.#db.data.principal;
+    return this.#view ? this.#view.principal : this.#db.data.principal;
   }
 
   /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
@@ -94,6 +157,7 @@ export class Workspace {
   }
 
   replace(data: WorkspaceData): void {
+    this.#own();
     this.#db.data = data;
     this.reindex();
   }
@@ -104,19 +168,25 @@ export class Workspace {
    * was not acknowledged is never written by a later save; a full disk answers 507.
    */
   async save(): Promise<void> {
-    if (this.#detached) return;
+    // A view has nothing of its own to save: the scenario it shows is where it came from.
+    if (this.#detached || this.#view) return;
+    this.#saving++;
     try {
       await this.#db.write();
+      this.#wasView = null;
     } catch (e) {
       if (this.#rolledBack !== e && this.#place.reload) {
         this.#rolledBack = e;
         try {
           this.replace(this.#place.reload());
         } catch {
-          // Nothing on disk yet (a new workspace's first write): the workspace is dropped.
+          // Nothing on disk yet (a view's first write): back to the view, the change not kept.
+          if (this.#wasView) this.#becomeView(this.#wasView);
         }
       }
       throw asStorageError(e);
+    } finally {
+      this.#saving--;
     }
   }
 
@@ -150,8 +220,9 @@ export class Workspace {
    * derived from one alone (the API view of a file, for instance).
    */
   derived<R extends object, T>(record: R, derive: (record: R) => T): T {
-    let memo = this.#derived.get(derive);
-    if (!memo) this.#derived.set(derive, (memo = new WeakMap()));
+    const derivedBy = this.#memoOwner.#derived;
+    let memo = derivedBy.get(derive);
+    if (!memo) derivedBy.set(derive, (memo = new WeakMap()));
     let value = memo.get(record) as T | undefined;
     if (value === undefined) {
       value = derive(record);
@@ -167,6 +238,7 @@ export class Workspace {
    * (CONTRACT §8 says 24 hex digits; the recorded answers of the real service show 16.)
    */
   newId(prefix: IdPrefix): string {
+    this.#own();
     const position = this.#db.data.next_id++;
     const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
     return `${prefix}_${digest.slice(0, 16)}`;
@@ -179,20 +251,23 @@ export class Workspace {
   }
 
   addSession(session: StoredSession): void {
+    this.#own();
     deepFreeze(session.actions);
     for (const f of session.files) deepFreeze(f);
     this.#db.data.sessions.push(session);
     this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }
 
+  /** By id: a session read from a view is the base's object, the same session once copied. */
   #files(session: StoredSession): SessionFileIndex {
     const entry = this.#sessions.get(session.id);
-    if (!entry || entry.session !== session) throw new Error(`session ${session.id} is not in this workspace`);
+    if (!entry) throw new Error(`session ${session.id} is not in this workspace`);
     return entry.files;
   }
 
   /** Inserts a file at its place in the listing order (binary search, no re-sort). */
   addFile(session: StoredSession, file: StoredFile): void {
+    this.#own();
     this.#files(session).add(deepFreeze(file));
   }
 
@@ -201,6 +276,7 @@ export class Workspace {
   }
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
+    this.#own();
     return this.#files(session).remove(fileId);
   }
 
@@ -220,6 +296,7 @@ export class Workspace {
   }
 
   addMailbox(mailbox: StoredMailbox): StoredMailbox {
+    this.#own();
     deepFreeze(mailbox);
     this.#db.data.mailboxes.push(mailbox);
     this.#mailboxes.set(mailbox.id, mailbox);
@@ -228,6 +305,7 @@ export class Workspace {
 
   /** Replaces a mailbox with a changed copy; returns the new record. */
   updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
+    this.#own();
     const list = this.#db.data.mailboxes;
     const i = list.indexOf(mailbox);
     if (i < 0) throw new Error(`mailbox ${mailbox.id} is not in this workspace`);
@@ -238,8 +316,9 @@ export class Workspace {
   }
 
   removeMailbox(id: string): boolean {
-    const m = this.#mailboxes.get(id);
-    if (!m) return false;
+    if (!this.#mailboxes.has(id)) return false;
+    this.#own();
+    const m = this.#mailboxes.get(id)!;
     const list = this.#db.data.mailboxes;
     list.splice(list.indexOf(m), 1);
     this.#mailboxes.delete(id);
@@ -257,6 +336,7 @@ export class Workspace {
   }
 
   addSecret(secret: StoredSecret): StoredSecret {
+    this.#own();
     deepFreeze(secret);
     this.#db.data.secrets.push(secret);
     this.#secrets.set(secretKey(secret.namespace, secret.name), secret);
@@ -265,6 +345,7 @@ export class Workspace {
 
   /** Replaces a secret with a changed copy (same id, namespace and name); returns the new record. */
   updateSecret(secret: StoredSecret, changes: Partial<Pick<StoredSecret, 'value' | 'key_hint' | 'last_used_at'>>): StoredSecret {
+    this.#own();
     const list = this.#db.data.secrets;
     const i = list.indexOf(secret);
     if (i < 0) throw new Error(`secret ${secret.id} is not in this workspace`);
@@ -275,6 +356,8 @@ export class Workspace {
   }
 
   removeSecret(id: string): boolean {
+    if (!this.#db.data.secrets.some((s) => s.id === id)) return false;
+    this.#own();
     const list = this.#db.data.secrets;
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;
