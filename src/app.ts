@@ -17,6 +17,7 @@ import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
+import { createOpenApiValidator } from './validation/eov.js';
 import { controlPlane } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
@@ -31,6 +32,8 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
+  warm(): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -80,9 +83,12 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
+  const validator = createOpenApiValidator(document);
   const deps = {
     faults,
     operations,
+    document,
+    validator,
     handlers,
     store,
     clock,
@@ -139,9 +145,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
   app.use(docsRouter(document.info.title));
 
-  app.use(
-    '/__mock',
-    controlPlane({
+  const control = controlPlane({
       store,
       clock,
       journal,
@@ -151,8 +155,8 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       serviceOperationIds: operations.map((o) => o.id),
-    }),
-  );
+  });
+  app.use('/__mock', control);
 
   // Neither the service nor the mock's own paths: FastAPI's 404.
   app.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
@@ -179,6 +183,10 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
+    warm: async () => {
+      await validator.warm();
+      await control.warm();
+    },
     close: () => store.close(),
   };
   return app;

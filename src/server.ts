@@ -86,6 +86,8 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     throw e;
   }
   const port = (server.address() as AddressInfo).port;
+  // The validation stack loads and compiles after listen: /health answers first (issue 12).
+  setImmediate(() => void app.mock.warm().catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
   return {

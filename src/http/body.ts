@@ -67,13 +67,15 @@ function tooLarge() {
 export interface ReadBodyOptions {
   blobs: BlobStore;
   maxUpload: number;
+  /** Cap of a JSON body (MAX_FORM_BODY unless said). */
+  maxJson?: number;
 }
 
 export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadBodyOptions): Promise<ParsedBody> {
   const contentType = req.headers['content-type'];
   const mt = mediaType(contentType);
   if (kind === 'json') {
-    const raw = await readRaw(req, MAX_FORM_BODY);
+    const raw = await readRaw(req, opts.maxJson ?? MAX_FORM_BODY);
     if (raw.length === 0) return { kind: 'none' };
     if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
     return { kind: 'json', value: decodeJson(raw) };

@@ -1,0 +1,114 @@
+/**
+ * Control-plane handlers for the mock's runtime state: reset, scenario switch, the request
+ * journal, the clock, faults and coverage.
+ */
+import { HttpError } from '../errors/http-error.js';
+import { parseDuration } from '../cli-args.js';
+import { sendError, sendJsonText } from '../pipeline.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
+import { isoTime } from './clock.js';
+import type { ControlContext, ControlHandler } from './control-plane-types.js';
+
+export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
+export const noContent = ({ res }: ControlContext) => {
+  res.writeHead(204);
+  res.end();
+};
+export const unprocessable = (detail: string) => new HttpError(422, detail);
+
+const clockState = ({ deps }: ControlContext) => ({ now: isoTime(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds * 1000) / 1000, frozen: deps.clock.frozen });
+
+export const runtimeHandlers: Record<string, ControlHandler> = {
+  getControlPlaneDocument: (_input, ctx) => json(ctx, 200, ctx.document),
+
+  async resetWorkspaces({ query }, ctx) {
+    const principal = query.principal ?? undefined;
+    await ctx.deps.store.reset(principal);
+    if (principal === undefined) {
+      ctx.deps.journal.clear();
+      ctx.deps.faults.clear();
+      ctx.deps.coverage.clear();
+    }
+    noContent(ctx);
+  },
+
+  async switchScenario({ body: b }, ctx) {
+    const ref = b.name ?? b.path;
+    if (!ref || (b.name && b.path)) throw unprocessable('give exactly one of name (a built-in scenario) and path (a scenario file)');
+    if (b.name && !(BUILT_IN_SCENARIOS as readonly string[]).includes(b.name)) {
+      throw unprocessable(`unknown scenario ${JSON.stringify(b.name)}: name is one of ${BUILT_IN_SCENARIOS.join(', ')}; give a file as path`);
+    }
+    const seed = b.seed ?? ctx.deps.store.seed;
+    try {
+      await ctx.deps.store.switchScenario(ref, seed);
+    } catch (e) {
+      throw unprocessable((e as Error).message);
+    }
+    ctx.deps.journal.clear();
+    ctx.deps.faults.clear();
+    ctx.deps.coverage.clear();
+    json(ctx, 200, { scenario: ref, seed });
+  },
+
+  listRequests({ query: q }, ctx) {
+    const since = q.since === null ? undefined : Date.parse(q.since);
+    const pick = (k: string) => q[k] ?? undefined;
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since });
+    json(ctx, 200, { items });
+  },
+
+  clearRequests(_input, ctx) {
+    ctx.deps.journal.clear();
+    noContent(ctx);
+  },
+
+  getClock: (_input, ctx) => json(ctx, 200, clockState(ctx)),
+
+  setClock({ body: b }, ctx) {
+    if ((b.set === undefined) === (b.advance === undefined)) throw unprocessable('give exactly one of set (an ISO-8601 instant) and advance (seconds or an ISO-8601 duration)');
+    if (b.set !== undefined) {
+      const at = Date.parse(b.set);
+      if (Number.isNaN(at) || !/^\d{4}-\d\d-\d\dT/.test(b.set)) throw unprocessable(`set must be an ISO-8601 instant such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
+      ctx.deps.clock.set(at);
+    } else {
+      const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
+      if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
+      ctx.deps.clock.advance(seconds * 1000);
+    }
+    json(ctx, 200, clockState(ctx));
+  },
+
+  resetClock(_input, ctx) {
+    ctx.deps.clock.reset();
+    json(ctx, 200, clockState(ctx));
+  },
+
+  addFault({ body: b }, ctx) {
+    const ids = ctx.deps.serviceOperationIds;
+    if (b.operationId !== '*' && !ids.includes(b.operationId)) throw unprocessable(`operationId must be * or one of ${ids.join(', ')}, not ${JSON.stringify(b.operationId)}`);
+    if (b.status !== 0 && b.status < 100) throw unprocessable('status must be 0 (drop the connection) or an HTTP status from 100 to 599');
+    json(ctx, 201, ctx.deps.faults.add(b));
+  },
+
+  listFaults: (_input, ctx) => json(ctx, 200, { items: ctx.deps.faults.list() }),
+
+  clearFaults(_input, ctx) {
+    ctx.deps.faults.clear();
+    noContent(ctx);
+  },
+
+  deleteFault({ path }, ctx) {
+    if (!ctx.deps.faults.remove(String(path.fault_id))) return sendError(ctx.res, new HttpError(404, `Fault ${String(path.fault_id)} not found`));
+    noContent(ctx);
+  },
+
+  getCoverage({ query }, ctx) {
+    if (query.format === 'junit') {
+      const xml = Buffer.from(ctx.deps.coverage.junit());
+      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(xml.length) });
+      ctx.res.end(xml);
+      return;
+    }
+    json(ctx, 200, ctx.deps.coverage.report());
+  },
+};

@@ -1,0 +1,34 @@
+/**
+ * What a control-plane handler sees: the validated input (express-openapi-validator checked it
+ * against control-plane.openapi.json), the raw request and response, and the mock's state.
+ * One handler per operationId of that document; the dispatcher (control-plane.ts) routes to it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OperationInput } from '../operations/types.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import type { Coverage } from './coverage.js';
+import type { Faults } from './faults.js';
+import type { Journal } from './journal.js';
+
+export interface ControlPlaneDeps {
+  store: Store;
+  clock: Clock;
+  journal: Journal;
+  faults: Faults;
+  coverage: Coverage;
+  adminToken?: string;
+  fileTtlMs: number;
+  maxUploadBytes: number;
+  serviceOperationIds: string[];
+}
+
+export interface ControlContext {
+  deps: ControlPlaneDeps;
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** control-plane.openapi.json as loaded. */
+  document: Record<string, any>;
+}
+
+export type ControlHandler = (input: OperationInput, ctx: ControlContext) => Promise<void> | void;
