@@ -1,7 +1,7 @@
 /**
  * Reading a request body the way the service's stack does, before authentication (CONTRACT §8):
- * JSON as FastAPI decides it is JSON, forms as Starlette parses them, multipart streamed with
- * file parts going straight to temporary blobs. Framing problems become the service's 400, 413
+ * JSON as FastAPI decides it is JSON (our Python JSON decoder), forms as Starlette parses them,
+ * multipart by multer with file parts streamed straight to temporary blobs. Framing problems become the service's 400, 413
  * and 422 answers here.
  */
 import type { IncomingMessage } from 'node:http';
@@ -12,7 +12,9 @@ import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } f
 import { pyParseQsl } from '../python/url.js';
 import type { PyValue } from '../python/values.js';
 import type { BlobStore, WrittenBlob } from '../store/blobs.js';
-import { MultipartError, MultipartParser, boundaryOf } from './multipart.js';
+import type { Readable, Writable } from 'node:stream';
+import multer, { type Options, type StorageEngine } from 'multer';
+import { MultipartError, PartHeaderCorrector, boundaryOf } from './part-headers.js';
 
 /** JSON and urlencoded bodies larger than this are refused (chosen; FastAPI sets no limit). */
 export const MAX_FORM_BODY = 1024 * 1024;
@@ -102,59 +104,86 @@ function decodeJson(raw: Buffer): PyValue {
   }
 }
 
+/** Non-file fields of one form, together (chosen; see README Limits): past either, a 413. */
+export const MAX_FORM_FIELDS = 1000;
+export const MAX_FORM_FIELD_BYTES = 1024 * 1024;
+/** Parts of one multipart body, and bytes of one field: past either, the 400 of a bad body. */
+const MAX_PARTS = 1000;
+const MAX_FIELD_BYTES = 1024 * 1024;
+
+class FieldsTooLarge extends Error {}
+
+/** The cut-off body errors of busboy: the parts completed before the cut stand, as in Starlette. */
+const CUT = new Set(['Unexpected end of form', 'Unexpected end of file', 'Malformed part header']);
+
+type MulterFile = { fieldname: string; stream: Readable };
+
+/**
+ * multer reads the body; its StorageEngine streams each file part into the blob store (hashed
+ * and metered there, no multer size limit: the upload's 413 is the operation's). Part headers
+ * are corrected on the way in (part-headers.ts), fields are taken from busboy as they come.
+ */
 async function readMultipart(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<ParsedBody> {
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new HttpError(400, DETAIL.missingBoundary);
+  const corrector = new PartHeaderCorrector(boundary);
   // Completed parts in arrival order; a file part completes when its blob is written.
-  const completed: { seq: number; name: string; value: FormValue }[] = [];
-  const writes: Promise<void>[] = [];
+  const completed: { seq: number; name: string | undefined; value: FormValue }[] = [];
+  const writes: Promise<unknown>[] = [];
+  const seqOf = new Map<Readable, number>();
   let seq = 0;
-  const parser = new MultipartParser(boundary, {
-    onFile(part, stream) {
-      if (part.name === undefined) {
-        stream.resume();
-        return;
-      }
-      const entry = { seq: seq++, name: part.name };
-      // Only a part that reached its closing boundary counts; an unfinished one rejects here.
-      writes.push(
-        opts.blobs.writeTemp(stream, opts.maxUpload).then(
-          (blob) => {
-            completed.push({ ...entry, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
-          },
-          () => undefined,
-        ),
-      );
+  let fieldBytes = 0;
+  const storage: StorageEngine = {
+    _handleFile(_req, file, cb) {
+      const f = file as unknown as MulterFile;
+      const part = corrector.parts[Number(f.fieldname.slice(1))];
+      const at = seqOf.get(f.stream) ?? seq++;
+      const write = opts.blobs.writeTemp(f.stream, opts.maxUpload).then((blob) => {
+        completed.push({ seq: at, name: part.name, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
+      });
+      writes.push(write);
+      write.then(() => cb(null, {}), (e: Error) => cb(e));
     },
-    onField(part, value) {
-      if (part.name !== undefined) completed.push({ seq: seq++, name: part.name, value: { type: 'field', value } });
+    // Nothing is removed behind our back: which blobs stay is decided once multer is done.
+    _removeFile: (_req, _file, cb) => cb(null),
+  };
+  const upload = multer({
+    storage,
+    preservePath: true,
+    defParamCharset: 'utf8',
+    limits: { parts: MAX_PARTS, fieldSize: MAX_FIELD_BYTES, fields: MAX_FORM_FIELDS },
+    streamHandler(request: IncomingMessage, busboy: Writable & { on(e: string, l: (...a: any[]) => void): unknown }) {
+      busboy.on('file', (_name: string, stream: Readable) => seqOf.set(stream, seq++));
+      busboy.on('field', (name: string, value: string) => {
+        fieldBytes += Buffer.byteLength(value);
+        if (fieldBytes > MAX_FORM_FIELD_BYTES) return void busboy.destroy(new FieldsTooLarge());
+        completed.push({ seq: seq++, name: corrector.parts[Number(name.slice(1))]?.name, value: { type: 'field', value } });
+      });
+      corrector.on('error', (e) => busboy.destroy(e));
+      request.pipe(corrector).pipe(busboy);
     },
+  } as Options).any();
+  const error = await new Promise<unknown>((resolve) => {
+    upload(req as any, {} as any, resolve);
   });
+  await Promise.allSettled(writes);
   const discardAll = () => Promise.all(completed.map((c) => (c.value.type === 'file' ? opts.blobs.discard(c.value.upload.blob.temp) : undefined)));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      parser.on('finish', resolve);
-      parser.on('error', reject);
-      req.on('error', reject);
-      req.on('aborted', () => reject(new Error('request aborted')));
-      req.pipe(parser);
-    });
-    await Promise.all(writes);
-  } catch (e) {
-    req.unpipe(parser);
-    await Promise.allSettled(writes);
+  if (error && !(error instanceof Error && CUT.has(error.message))) {
     await discardAll();
-    if (e instanceof MultipartError) {
-      req.resume();
-      throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
-    }
-    throw e;
+    req.resume();
+    if (error instanceof FieldsTooLarge || (error as { code?: string }).code === 'LIMIT_FIELD_COUNT') throw tooLarge();
+    if (error instanceof MultipartError || (error as { code?: string }).code?.startsWith('LIMIT_')) throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
+    throw error;
   }
   // A repeated name: the last part wins, as Starlette's FormData.get; the others' blobs go.
   completed.sort((a, b) => a.seq - b.seq);
   const fields = new Map<string, FormValue>();
   const discarded: WrittenBlob[] = [];
   for (const c of completed) {
+    if (c.name === undefined) {
+      if (c.value.type === 'file') discarded.push(c.value.upload.blob);
+      continue;
+    }
     const previous = fields.get(c.name);
     if (previous?.type === 'file') discarded.push(previous.upload.blob);
     fields.set(c.name, c.value);

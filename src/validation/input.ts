@@ -63,6 +63,9 @@ export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDo
     if (body.kind === 'raw') rawBody = body.text;
     else if (body.kind === 'json' && body.value !== null) rawBody = body.value;
     eovBody = rawBody === undefined ? undefined : toPlain(rawBody);
+    // eov requires a body only when its schema lists required properties; FastAPI whenever the
+    // operation's requestBody is required.
+    if (rawBody === undefined && op.body.required) own.push(err.missing(['body']));
   } else if (op.body) {
     const fields = body.kind === 'form' ? body.fields : new Map();
     const out: Record<string, unknown> = {};

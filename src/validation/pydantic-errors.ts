@@ -102,7 +102,18 @@ function compare(a: number[], b: number[]): number {
 }
 
 /** Which error Pydantic would report first at one location (it stops at the first failure). */
-const PRIORITY = ['required', 'type', 'enum', 'const', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'];
+const PRIORITY = ['required', 'type', 'x-eov-type', 'x-eov-serdes', 'enum', 'const', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'];
+
+function typeError(kind: string, schema: Schema, loc: Loc, input: unknown): PydanticError | null {
+  if (kind === 'null') return null;
+  if (Array.isArray(schema.enum)) return err.enum(loc, input, schema.enum.map(String));
+  if (kind === 'object') return schema.properties ? err.modelType(loc, input) : err.dictType(loc, input);
+  if (kind === 'array') return err.listType(loc, input);
+  if (kind === 'string') return err.stringType(loc, input);
+  if (kind === 'boolean') return err.boolType(loc, input);
+  if (kind === 'integer') return err.intType(loc, input);
+  return err.floatType(loc, input);
+}
 
 /** One eov error as Pydantic's, or null for noise (an anyOf summary, a null branch). */
 function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
@@ -110,21 +121,14 @@ function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
   const loc = locOf(e.path, ctx);
   const schema = schemaAt(loc, ctx);
   const input = inputAt(loc, ctx);
+  // A type error, whichever keyword raised it (eov's serdes formats raise theirs as `x-eov-*`).
+  const kind = /^must be (\w+)$/.exec(e.message)?.[1];
+  if (kind && keyword !== 'required') return typeError(kind, schema, loc, input);
   switch (keyword) {
     case 'required': {
       // Pydantic's missing field carries the object it was missing from (JSON bodies only).
       const parent = loc[0] === 'body' && loc.length > 1 && !ctx.form ? inputAt(loc.slice(0, -1), ctx) : null;
       return err.missing(loc, parent ?? null);
-    }
-    case 'type': {
-      if (e.message === 'must be null') return null;
-      if (Array.isArray(schema.enum)) return err.enum(loc, input, schema.enum.map(String));
-      if (e.message === 'must be object') return schema.properties ? err.modelType(loc, input) : err.dictType(loc, input);
-      if (e.message === 'must be array') return err.listType(loc, input);
-      if (e.message === 'must be string') return err.stringType(loc, input);
-      if (e.message === 'must be boolean') return err.boolType(loc, input);
-      if (e.message === 'must be integer') return err.intType(loc, input);
-      return err.floatType(loc, input);
     }
     case 'enum':
       return err.enum(loc, input, (schema.enum ?? []).map(String));
