@@ -18,6 +18,7 @@ import { Store } from './store/store.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
 import { createOpenApiValidator } from './validation/eov.js';
+import { loadMulter } from './http/body.js';
 import { controlPlane } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
@@ -184,6 +185,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     faults,
     coverage,
     warm: async () => {
+      loadMulter();
       await validator.warm();
       await control.warm();
     },

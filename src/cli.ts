@@ -24,7 +24,7 @@ async function main(): Promise<number> {
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
-    server = await startMockServer({ ...parsed.options, logDestination });
+    server = await startMockServer({ ...parsed.options, logDestination, warm: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof StartupError) process.stderr.write(`cloud-browser-mock: ${e.message}\n`);

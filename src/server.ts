@@ -9,6 +9,12 @@ import { exportSnapshot } from './mock/snapshots.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 
 export interface ServerOptions extends MockOptions {
+  /**
+   * Load and compile the validators right after listen (the CLI does); else on first use. Off
+   * in tests: loading blocks the event loop for a moment, and a test's short headers timeout
+   * could fire on a request that arrived meanwhile.
+   */
+  warm?: boolean;
   /** Port to listen on; 0 (the default here) picks a free one. */
   port?: number;
   /** Interface to bind; default 127.0.0.1 (loopback only). */
@@ -87,7 +93,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   }
   const port = (server.address() as AddressInfo).port;
   // The validation stack loads and compiles after listen: /health answers first (issue 12).
-  setImmediate(() => void app.mock.warm().catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
+  if (options.warm) setImmediate(() => void app.mock.warm().catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
   return {

@@ -13,7 +13,8 @@ import { pyParseQsl } from '../python/url.js';
 import type { PyValue } from '../python/values.js';
 import type { BlobStore, WrittenBlob } from '../store/blobs.js';
 import type { Readable, Writable } from 'node:stream';
-import multer, { type Options, type StorageEngine } from 'multer';
+import { createRequire } from 'node:module';
+import type { Options, StorageEngine } from 'multer';
 import { MultipartError, PartHeaderCorrector, boundaryOf } from './part-headers.js';
 
 /** JSON and urlencoded bodies larger than this are refused (chosen; FastAPI sets no limit). */
@@ -113,6 +114,12 @@ const MAX_FIELD_BYTES = 1024 * 1024;
 
 class FieldsTooLarge extends Error {}
 
+/** multer, loaded on first use (or at warm-up): start-up does not pay for it. */
+let multerModule: typeof import('multer') | undefined;
+export function loadMulter(): typeof import('multer') {
+  return (multerModule ??= createRequire(import.meta.url)('multer'));
+}
+
 /** The cut-off body errors of busboy: the parts completed before the cut stand, as in Starlette. */
 const CUT = new Set(['Unexpected end of form', 'Unexpected end of file', 'Malformed part header']);
 
@@ -147,7 +154,7 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
     // Nothing is removed behind our back: which blobs stay is decided once multer is done.
     _removeFile: (_req, _file, cb) => cb(null),
   };
-  const upload = multer({
+  const upload = loadMulter()({
     storage,
     preservePath: true,
     defParamCharset: 'utf8',

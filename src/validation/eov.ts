@@ -91,12 +91,13 @@ const noop = {};
 export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestValidator {
   // eov is CommonJS and dear to load: required on first use, not at import time.
   let chain: Middleware[] | undefined;
-  const routes = new Map<string, { method: string; url: string }>();
+  const routes = new Map<string, { method: string; url: string; media?: string }>();
   const meta = new Map<string, unknown>();
   const priv = privateDocument(doc);
   for (const [key, item] of Object.entries(priv.paths as Record<string, any>)) {
     const [method, op] = Object.entries(item)[0] as [string, any];
-    routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x') });
+    const media = op.requestBody ? Object.keys(op.requestBody.content)[0] : undefined;
+    routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x'), media });
   }
 
   function middlewares(): Middleware[] {
@@ -150,7 +151,12 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
   return {
     validate,
     async warm() {
-      for (const id of routes.keys()) await metadata(id);
+      // Each operation's validators are compiled on its first request; do it now, one operation
+      // per turn of the event loop so requests arriving meanwhile are answered in between.
+      for (const [operationId, { media }] of routes) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await validate({ operationId, params: {}, query: {}, headers: {}, contentType: media, body: undefined }).catch(() => undefined);
+      }
     },
   };
 }
