@@ -87,7 +87,9 @@ export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadB
   if (mt === 'application/x-www-form-urlencoded') {
     const raw = await readRaw(req, MAX_FORM_BODY);
     const fields = new Map<string, FormValue>();
-    for (const [k, v] of pyParseQsl(raw.toString('latin1'))) fields.set(k, { type: 'field', value: v });
+    const pairs = pyParseQsl(raw.toString('latin1'));
+    if (pairs.length > MAX_FORM_FIELDS) throw tooLarge();
+    for (const [k, v] of pairs) fields.set(k, { type: 'field', value: v });
     return { kind: 'form', fields, discarded: [] };
   }
   // Starlette's request.form() with any other content type is an empty form.
@@ -130,12 +132,20 @@ type MulterFile = { fieldname: string; stream: Readable };
  * and metered there, no multer size limit: the upload's 413 is the operation's). Part headers
  * are corrected on the way in (part-headers.ts), fields are taken from busboy as they come.
  */
-async function readMultipart(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<ParsedBody> {
+export interface MultipartPart {
+  seq: number;
+  /** undefined: a part without a name (Starlette ignores it). */
+  name: string | undefined;
+  value: FormValue;
+}
+
+/** Every complete part of a multipart body, in arrival order (files written to temporary blobs). */
+export async function readMultipartParts(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<MultipartPart[]> {
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new HttpError(400, DETAIL.missingBoundary);
   const corrector = new PartHeaderCorrector(boundary);
   // Completed parts in arrival order; a file part completes when its blob is written.
-  const completed: { seq: number; name: string | undefined; value: FormValue }[] = [];
+  const completed: MultipartPart[] = [];
   const writes: Promise<unknown>[] = [];
   const seqOf = new Map<Readable, number>();
   let seq = 0;
@@ -182,8 +192,12 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
     if (error instanceof MultipartError || (error as { code?: string }).code?.startsWith('LIMIT_')) throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
     throw error;
   }
+  return completed.sort((a, b) => a.seq - b.seq);
+}
+
+async function readMultipart(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<ParsedBody> {
+  const completed = await readMultipartParts(req, contentType, opts);
   // A repeated name: the last part wins, as Starlette's FormData.get; the others' blobs go.
-  completed.sort((a, b) => a.seq - b.seq);
   const fields = new Map<string, FormValue>();
   const discarded: WrittenBlob[] = [];
   for (const c of completed) {
