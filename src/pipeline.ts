@@ -22,6 +22,7 @@ import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js
 import { toPlain } from './python/values.js';
 import type { OpenApiRequestValidator } from './validation/eov.js';
 import { validateInput } from './validation/input.js';
+import { proxyRequest, type ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 
 export interface PipelineDeps {
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   /** token → principal for API keys (see AuthContext). */
   keyPrincipals?: Map<string, string>;
   faults?: Faults;
+  /** With --upstream: the proxy stage replaces read-body → validate → operate. */
+  proxy?: ProxyDeps;
 }
 
 /** Facts about the request that the log line wants. */
@@ -137,6 +140,8 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     users: deps.store.scenario.users,
     apiKeys: deps.store.scenario.apiKeys,
     keyPrincipals: deps.keyPrincipals,
+    now: deps.clock.now(),
+    tokenTtlMs: deps.config.tokenTtlMs,
   };
   // A fault stands for the service failing: it applies right after routing, before anything
   // about the request is checked (CONTRACT §7).
@@ -149,6 +154,12 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
       return true;
     }
     sendJsonText(res, fault.status, JSON.stringify(fault.body), fault.headers);
+    return true;
+  }
+  if (deps.proxy) {
+    const principal = op.secured ? principalOrNull(req.headers.authorization, auth) : null;
+    if (principal) facts.principal = principal;
+    await proxyRequest(req, res, op, route.pathParams, rawQuery, deps.proxy, facts);
     return true;
   }
   let body: ParsedBody = { kind: 'none' };

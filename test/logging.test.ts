@@ -94,7 +94,8 @@ describe.each(['json', 'tty'] as const)('the CLI’s log with stdout a %s', (mod
     for (let i = 0; i < 100 && (cli.output().match(requestLine)?.length ?? 0) < requests; i++) await new Promise((r) => setTimeout(r, 50));
     const out = await cli.stop();
 
-    const lines = out.split(/\r?\n/).filter((l) => l.trim() && !l.includes('listening on'));
+    // The CLI's own status lines (listening, stopping) are not log lines.
+    const lines = out.split(/\r?\n/).filter((l) => l.trim() && !/cloud-browser-mock (listening on|stopping)/.test(l));
     if (mode === 'json') {
       expect(lines.map((l) => JSON.parse(l).operationId)).toEqual(['createToken', 'storeSecret', 'getSecret', 'storeSecret', 'uploadSessionFile', 'downloadSessionFile']);
     } else {
@@ -120,6 +121,6 @@ test('pretty lines keep the contract’s fields: method, url, status, duration, 
   }
   const lines = text.trim().split('\n');
   expect(lines).toHaveLength(2);
-  expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/mailboxes\?x=1 → 200 in \d+\.\d ms \(listMailboxes, key:[0-9a-f]{12}\)$/);
-  expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: PUT \/mailboxes → 405 in \d+\.\d ms \(-, -\)$/);
+  expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/mailboxes\?x=1 → 200 in \d+\.\d ms \(listMailboxes, user:dev@example\.com\)$/);
+  expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: PUT \/mailboxes → 405 in \d+\.\d ms \(-, -\) — did you mean GET \/mailboxes\?$/);
 });

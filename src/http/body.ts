@@ -72,6 +72,8 @@ export interface ReadBodyOptions {
   maxUpload: number;
   /** Cap of a JSON body (MAX_FORM_BODY unless said). */
   maxJson?: number;
+  /** A JSON reader of its own (the control plane's, which keeps large snapshots off the event loop). */
+  parseJson?: (raw: Buffer) => Promise<PyValue>;
 }
 
 export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadBodyOptions): Promise<ParsedBody> {
@@ -81,7 +83,7 @@ export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadB
     const raw = await readRaw(req, opts.maxJson ?? MAX_FORM_BODY);
     if (raw.length === 0) return { kind: 'none' };
     if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
-    return { kind: 'json', value: decodeJson(raw) };
+    return { kind: 'json', value: opts.parseJson ? await decodeJsonWith(opts.parseJson, raw) : decodeJson(raw) };
   }
   if (mt === 'multipart/form-data') return readMultipart(req, contentType!, opts);
   if (mt === 'application/x-www-form-urlencoded') {
@@ -101,9 +103,23 @@ function decodeJson(raw: Buffer): PyValue {
   try {
     return pyJsonLoads(decodeJsonBytes(raw));
   } catch (e) {
-    if (e instanceof JsonDecodeError) throw validationError([err.jsonInvalid(e.pos, e.msg)]);
-    if (e instanceof JsonUndecodableError) throw new HttpError(400, DETAIL.bodyParseError);
-    throw e;
+    throw jsonError(e);
+  }
+}
+
+async function decodeJsonWith(parse: (raw: Buffer) => Promise<PyValue>, raw: Buffer): Promise<PyValue> {
+  try {
+    return await parse(raw);
+  } catch (e) {
+    throw jsonError(e);
+  }
+}
+
+function jsonError(e: unknown): unknown {
+  {
+    if (e instanceof JsonDecodeError) return validationError([err.jsonInvalid(e.pos, e.msg)]);
+    if (e instanceof JsonUndecodableError) return new HttpError(400, DETAIL.bodyParseError);
+    return e;
   }
 }
 

@@ -6,7 +6,9 @@ import { HttpError } from '../errors/http-error.js';
 import { parseDuration } from '../cli-args.js';
 import { sendError, sendJsonText } from '../pipeline.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
-import { isoTime } from './clock.js';
+import { ClockRangeError, isoTime } from './clock.js';
+import { faultProblem, parseInstant } from './control-input.js';
+import { driftJunit } from './drift-routes.js';
 import type { ControlContext, ControlHandler } from './control-plane-types.js';
 
 export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
@@ -22,13 +24,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   getControlPlaneDocument: (_input, ctx) => json(ctx, 200, ctx.document),
 
   async resetWorkspaces({ query }, ctx) {
-    const principal = query.principal ?? undefined;
-    await ctx.deps.store.reset(principal);
-    if (principal === undefined) {
-      ctx.deps.journal.clear();
-      ctx.deps.faults.clear();
-      ctx.deps.coverage.clear();
-    }
+    await ctx.deps.reset(query.principal ?? undefined);
     noContent(ctx);
   },
 
@@ -53,7 +49,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = (k: string) => q[k] ?? undefined;
-    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since });
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched') });
     json(ctx, 200, { items });
   },
 
@@ -66,14 +62,19 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
 
   setClock({ body: b }, ctx) {
     if ((b.set === undefined) === (b.advance === undefined)) throw unprocessable('give exactly one of set (an ISO-8601 instant) and advance (seconds or an ISO-8601 duration)');
-    if (b.set !== undefined) {
-      const at = Date.parse(b.set);
-      if (Number.isNaN(at) || !/^\d{4}-\d\d-\d\dT/.test(b.set)) throw unprocessable(`set must be an ISO-8601 instant such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
-      ctx.deps.clock.set(at);
-    } else {
-      const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
-      if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
-      ctx.deps.clock.advance(seconds * 1000);
+    try {
+      if (b.set !== undefined) {
+        const at = parseInstant(b.set);
+        if (at === null) throw unprocessable(`set must be an ISO-8601 instant from year 1 to 9999 such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
+        ctx.deps.clock.set(at);
+      } else {
+        const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
+        if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
+        ctx.deps.clock.advance(seconds * 1000);
+      }
+    } catch (e) {
+      if (e instanceof ClockRangeError) throw unprocessable(`advance ${JSON.stringify(b.advance)} would take the clock outside years 1 to 9999 (it is ${isoTime(ctx.deps.clock.now())})`);
+      throw e;
     }
     json(ctx, 200, clockState(ctx));
   },
@@ -86,7 +87,8 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   addFault({ body: b }, ctx) {
     const ids = ctx.deps.serviceOperationIds;
     if (b.operationId !== '*' && !ids.includes(b.operationId)) throw unprocessable(`operationId must be * or one of ${ids.join(', ')}, not ${JSON.stringify(b.operationId)}`);
-    if (b.status !== 0 && b.status < 100) throw unprocessable('status must be 0 (drop the connection) or an HTTP status from 100 to 599');
+    const problem = faultProblem(b);
+    if (problem) throw unprocessable(problem);
     json(ctx, 201, ctx.deps.faults.add(b));
   },
 
@@ -99,6 +101,22 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
 
   deleteFault({ path }, ctx) {
     if (!ctx.deps.faults.remove(String(path.fault_id))) return sendError(ctx.res, new HttpError(404, `Fault ${String(path.fault_id)} not found`));
+    noContent(ctx);
+  },
+
+  getDrift({ query }, ctx) {
+    const records = ctx.deps.drift?.list() ?? [];
+    if (query.format === 'junit') {
+      const body = Buffer.from(driftJunit(ctx.deps.operations ?? [], records), 'utf8');
+      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
+      ctx.res.end(body);
+      return;
+    }
+    json(ctx, 200, { items: records });
+  },
+
+  clearDrift(_input, ctx) {
+    ctx.deps.drift?.clear();
     noContent(ctx);
   },
 

@@ -4,7 +4,9 @@
  * One handler per operationId of that document; the dispatcher (control-plane.ts) routes to it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Operation } from '../openapi.js';
 import type { OperationInput } from '../operations/types.js';
+import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { Coverage } from './coverage.js';
@@ -17,10 +19,15 @@ export interface ControlPlaneDeps {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
+  reset(principal?: string): Promise<void>;
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** Drift records of the --upstream proxy. */
+  drift?: DriftLog;
+  operations?: Operation[];
 }
 
 export interface ControlContext {

@@ -2,7 +2,9 @@
  * Control-plane handlers for workspaces: list, export (streamed), import (the one whole body the
  * mock parses, capped), and seeding sessions, mailboxes and session downloads.
  */
-import { DETAIL, HttpError } from '../errors/http-error.js';
+import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
+import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
+import { sendSnapshot } from './snapshot-stream.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { fileView, storeUploadedFile } from '../operations/session-files.js';
 import type { ControlHandler } from './control-plane-types.js';
@@ -18,16 +20,16 @@ export const workspaceHandlers: Record<string, ControlHandler> = {
 
   async exportWorkspace({ path, query }, ctx) {
     // Uploaded bytes travel as base64 unless ?content=false; seeded bytes are derived anyway.
-    const withContent = query.content !== 'false';
-    json(ctx, 200, await exportSnapshot(await ctx.deps.store.workspace(String(path.principal)), withContent ? ctx.deps.store.blobs : undefined));
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    if (query.content !== false) await sendSnapshot(ctx.res, ws, ctx.deps.store.blobs);
+    else json(ctx, 200, await exportSnapshot(ws));
   },
 
   async importWorkspace({ path, body: snapshot }, ctx) {
-    const ids = new Set<string>();
-    for (const s of snapshot.sessions) {
-      if (ids.has(s.id)) throw unprocessable(`session id ${s.id} appears twice`);
-      ids.add(s.id);
-    }
+    const invalid = snapshotValueErrors(snapshot, ctx.deps.maxUploadBytes);
+    if (invalid.length) throw validationError(invalid);
+    const repeated = duplicateIdProblem(snapshot);
+    if (repeated) throw unprocessable(repeated);
     await importSnapshot(await ctx.deps.store.workspace(String(path.principal)), snapshot, ctx.deps.store.blobs, ctx.deps.clock.now());
     noContent(ctx);
   },

@@ -17,6 +17,7 @@ import { parseQuery } from '../python/url.js';
 import { matchRoute } from '../router.js';
 import { createOpenApiValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
+import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './control-plane-runtime.js';
 import type { ControlHandler, ControlPlaneDeps } from './control-plane-types.js';
 import { workspaceHandlers } from './control-plane-workspaces.js';
@@ -74,7 +75,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
       const op = route.op;
       if (op.body) {
         const maxJson = (op.id as string) === 'importWorkspace' ? MAX_IMPORT_BODY : MAX_CONTROL_BODY;
-        body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson });
+        body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson, parseJson: parseControlJson });
       }
       const input = await validateInput(validator, document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
       await handlers[op.id](input, { deps, req, res, document });

@@ -1,6 +1,6 @@
 /**
- * The request journal (after WireMock's): the last N service requests, newest first, with their
- * bodies redacted — a secret's value, a password and upload bytes never enter it.
+ * The request journal (after WireMock's): the last N service requests and unmatched requests
+ * (operationId null, with a near-miss hint), newest first, with their bodies redacted — a secret's value, a password and upload bytes never enter it.
  */
 import { isoTime } from './clock.js';
 
@@ -15,6 +15,8 @@ export interface JournalEntry {
   status: number;
   duration_ms: number;
   body: unknown;
+  /** Only on unmatched requests (operationId null): the closest documented route for a 404/405, else null. */
+  hint?: string | null;
 }
 
 export interface JournalFilter {
@@ -25,6 +27,8 @@ export interface JournalFilter {
   principal?: string;
   /** Only entries at or after this instant (epoch ms). */
   since?: number;
+  /** true: only requests no operation matched (operationId null); false: only the others. */
+  unmatched?: boolean;
   limit?: number;
 }
 
@@ -52,6 +56,7 @@ export class Journal {
       if (f.status !== undefined && e.status !== f.status) continue;
       if (f.principal !== undefined && e.principal !== f.principal) continue;
       if (f.since !== undefined && e.at < f.since) continue;
+      if (f.unmatched !== undefined && (e.operationId === null) !== f.unmatched) continue;
       const { at: _at, ...visible } = e;
       out.push(visible);
     }
@@ -63,16 +68,40 @@ export class Journal {
   }
 }
 
-/** Request-body fields that are secrets, by operation: replaced by "***" in the journal. */
-export const SECRET_FIELDS: Record<string, string[]> = {
-  storeSecret: ['value'],
-  createToken: ['password', 'client_secret'],
+/**
+ * Operations whose requests carry secrets, with the body fields that are NOT secret and the type
+ * they must have to be shown. Redaction is by operation and by allow-list: anything else in the
+ * body — the secret field, an unknown key, a value of an unexpected type, a body that is not an
+ * object at all (`[{"name":"A","value":"S"}]`, a bare `"S"`) — is replaced by "***", because a
+ * client that sends a secret in the wrong shape has still sent a secret.
+ */
+export const SECRET_BEARING: Record<string, { shown: string[] }> = {
+  storeSecret: { shown: ['name', 'namespace'] },
+  createToken: { shown: ['grant_type', 'username', 'scope', 'client_id'] },
 };
 
+/** Paths of the secret-bearing operations, for requests that matched no operation (a 405). */
+const SECRET_BEARING_PATHS = new Set(['/token', '/secrets']);
+
+export const REDACTED = '***';
+
+function isSecretBearing(operationId: string | null, path: string): boolean {
+  if (operationId !== null) return operationId in SECRET_BEARING;
+  return SECRET_BEARING_PATHS.has(path.replace(/\/+$/, ''));
+}
+
 export function redactBody(operationId: string, body: unknown): unknown {
-  const secret = SECRET_FIELDS[operationId];
-  if (!secret || !body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const key of secret) if (key in copy) copy[key] = '***';
+  const rule = SECRET_BEARING[operationId];
+  if (!rule || body === null || body === undefined) return body;
+  if (typeof body !== 'object' || Array.isArray(body)) return REDACTED;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    copy[key] = rule.shown.includes(key) && typeof value === 'string' ? value : REDACTED;
+  }
   return copy;
+}
+
+/** A secret-bearing request's query string could hold a password: every value is redacted. */
+export function redactQuery(operationId: string | null, path: string, query: [string, string][]): [string, string][] {
+  return isSecretBearing(operationId, path) ? query.map(([k]) => [k, REDACTED]) : query;
 }

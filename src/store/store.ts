@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory, type Adapter } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenario, loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
@@ -32,13 +32,18 @@ export interface StoreOptions {
 }
 
 interface Meta {
-  format: 1;
+  format: typeof META_FORMAT;
   scenario: string;
   seed: number;
   signing_key: string;
 }
 
-const META_FORMAT = 1;
+/**
+ * The data directory's format. 2: API keys became their owners' principals and other tokens'
+ * principal ids grew to 24 hex digits (issue 11), which renames workspaces on disk — a format-1
+ * directory stops start-up rather than leave its workspaces silently orphaned.
+ */
+const META_FORMAT = 2;
 
 export class Store {
   readonly blobs: BlobStore;
@@ -172,7 +177,8 @@ export class Store {
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
-    const scenario = freezeTemplate(loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd));
+    // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, this.#opts.clock.now(), this.#opts.cwd));
     await this.reset();
     this.#scenario = scenario;
     this.#seed = seed;
@@ -194,7 +200,8 @@ function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScena
   try {
     return loadScenario(ref, now, cwd);
   } catch (e) {
-    throw new StartupError((e as Error).message);
+    // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
+    throw new StartupError((e as Error).message, { cause: e });
   }
 }
 
