@@ -115,6 +115,14 @@ function typeError(kind: string, schema: Schema, loc: Loc, input: unknown): Pyda
   return err.floatType(loc, input);
 }
 
+/** A key of a mapping that breaks `propertyNames` (eov drops which key: found again here). */
+function keyError(loc: Loc, input: unknown, pattern: string): PydanticError {
+  const keys = isPyDict(input as PyValue) ? [...(input as Map<string, PyValue>).keys()] : [];
+  const key = keys.find((k) => !new RegExp(pattern, 'u').test(k)) ?? '';
+  const field = String(loc[loc.length - 1]).replace(/s$/, '');
+  return { type: 'value_error', loc: [...loc, key], msg: `Value error, ${JSON.stringify(key)} is not a valid ${field} name (it must match ${pattern})`, input: key, ctx: { error: {} } };
+}
+
 /** One eov error as Pydantic's, or null for noise (an anyOf summary, a null branch). */
 function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
   const keyword = e.errorCode.replace(/\.openapi\.validation$/, '');
@@ -137,7 +145,11 @@ function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
     case 'maxLength':
       return err.tooLong(loc, input, schema.maxLength);
     case 'pattern':
+      if (schema.pattern === undefined && schema.propertyNames?.pattern !== undefined) return keyError(loc, input, schema.propertyNames.pattern);
       return err.pattern(loc, input, schema.pattern);
+    case 'propertyNames':
+      // Its detail is the `pattern` error at the same location (keyError).
+      return null;
     case 'minimum':
       return err.ge(loc, input, schema.minimum);
     case 'maximum':
