@@ -22,7 +22,7 @@ import type { DriftLog } from './proxy/drift.js';
 import type { ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
-import { createOpenApiValidator } from './validation/eov.js';
+import { createOpenApiValidator, type OpenApiRequestValidator } from './validation/eov.js';
 import { loadMulter } from './http/body.js';
 import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
@@ -71,7 +71,7 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
 /**
  * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
  */
-async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
+async function proxyDeps(options: MockOptions, document: OpenApiDocument, validator: OpenApiRequestValidator, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
   if (!options.upstream) {
     if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
     if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
@@ -101,7 +101,7 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
     logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
   }
   logger.info({ upstream: upstream.origin }, 'forwarding service requests to the upstream; the local store is not used');
-  return { upstream, drift, recorder, logger, validator: createOpenApiValidator(document), document };
+  return { upstream, drift, recorder, logger, validator, document };
 }
 
 /**
@@ -126,7 +126,9 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const document = readOpenApi();
   const operations = buildOperations(document);
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
-  const proxy = await proxyDeps(options, document, clock, logger);
+  // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
+  const validator = createOpenApiValidator(document);
+  const proxy = await proxyDeps(options, document, validator, clock, logger);
   const store = await Store.open({
     // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
     inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
@@ -140,7 +142,6 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
-  const validator = createOpenApiValidator(document);
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
     // The clock first: workspaces are rebuilt from the scenario at the clock's time.
