@@ -40,7 +40,7 @@ export interface MockRuntime {
   faults: Faults;
   coverage: Coverage;
   /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
-  warm(): Promise<void>;
+  warm(stopped?: () => boolean): Promise<void>;
   /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
   drift?: DriftLog;
   /** With --record: resolves once everything recorded so far is written. */
@@ -272,10 +272,10 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     journal,
     faults,
     coverage,
-    warm: async () => {
+    warm: async (stopped?: () => boolean) => {
       loadMulter();
-      await validator.warm();
-      await control.warm();
+      await validator.warm(stopped);
+      await control.warm(stopped);
     },
     drift: deps.proxy?.drift,
     flushRecording: deps.proxy?.recorder ? () => deps.proxy!.recorder!.flush() : undefined,

@@ -123,7 +123,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   }
   const port = (server.address() as AddressInfo).port;
   // The validation stack loads and compiles after listen: /health answers first (issue 12).
-  if (options.warm) setImmediate(() => void app.mock.warm().catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
+  if (options.warm) setImmediate(() => void app.mock.warm(() => stopping).catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
   return {

@@ -41,7 +41,7 @@ const handlers: Record<string, ControlHandler> = { ...runtimeHandlers, ...worksp
 export interface ControlPlane {
   (req: Request, res: Response, next: NextFunction): Promise<void>;
   /** Compiles the document's validators (after listen). */
-  warm(): Promise<void>;
+  warm(stopped?: () => boolean): Promise<void>;
 }
 
 export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -88,5 +88,5 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
       await discardBody(body, deps.store, committed);
     }
   };
-  return Object.assign(dispatch, { warm: () => validator.warm() });
+  return Object.assign(dispatch, { warm: (stopped?: () => boolean) => validator.warm(stopped) });
 }

@@ -83,7 +83,7 @@ export interface OpenApiRequestValidator {
   /** Resolves with eov's errors (an empty list when the request is valid). */
   validate(r: EovRequest): Promise<EovError[]>;
   /** Compiles every operation's validators (after listen, so /health never waits for Ajv). */
-  warm(): Promise<void>;
+  warm(stopped?: () => boolean): Promise<void>;
 }
 
 const noop = {};
@@ -150,11 +150,13 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
 
   return {
     validate,
-    async warm() {
+    async warm(stopped = () => false) {
       // Each operation's validators are compiled on its first request; do it now, one operation
       // per turn of the event loop so requests arriving meanwhile are answered in between.
       for (const [operationId, { media }] of routes) {
         await new Promise((resolve) => setImmediate(resolve));
+        // A shutdown stops the warm-up: it must not keep the process alive.
+        if (stopped()) return;
         await validate({ operationId, params: {}, query: {}, headers: {}, contentType: media, body: undefined }).catch(() => undefined);
       }
     },
