@@ -88,6 +88,9 @@ export interface MockServer {
  * await mock.close();
  * ```
  */
+/** Idle time after listen before the validators are loaded, when no request came first. */
+const WARM_AFTER_MS = 300;
+
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
   // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
@@ -122,8 +125,19 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     throw e;
   }
   const port = (server.address() as AddressInfo).port;
-  // The validation stack loads and compiles after listen: /health answers first (issue 12).
-  if (options.warm) setImmediate(() => void app.mock.warm(() => stopping).catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed')));
+  // The validation stack loads and compiles after listen (issue 12). Loading blocks the event
+  // loop for a moment, so it starts once the first answer (a readiness probe's /health, most
+  // often) has gone out, or after WARM_AFTER_MS without a request.
+  if (options.warm) {
+    let started = false;
+    const warm = () => {
+      if (started || stopping) return;
+      started = true;
+      void app.mock.warm(() => stopping).catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed'));
+    };
+    setTimeout(warm, WARM_AFTER_MS).unref();
+    server.once('request', (_req, res: ServerResponse) => res.once('finish', () => setImmediate(warm)));
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
   return {
