@@ -11,6 +11,7 @@ import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
+import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -138,6 +139,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
+    warn: (line) => logger.warn(line),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
@@ -230,6 +232,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   app.get('/', landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
+  app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
   const control = controlPlane({
       store,
@@ -253,6 +256,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   // An unexpected fault: logged with its stack, answered as FastAPI does, never leaking either.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: number }).status;
+    // 507: the disk refused a write (storage-error.ts), an answer of its own, not a fault.
+    if (error instanceof HttpError && error.status >= 500 && !res.headersSent) return sendError(res, error);
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
       return sendError(res, new HttpError(status, (error as Error).message.split('\n')[0]));
     }

@@ -7,10 +7,30 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { chromium } from 'playwright-core';
 import { ROOT, multipart } from './helpers.js';
+
+/** /__mock/ui answers the page; where Debian's chromium is installed, the page also connects with no script error. */
+async function expectInspectorWorks(url: string): Promise<void> {
+  const res = await fetch(`${url}/__mock/ui`);
+  expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
+  if (!existsSync('/usr/bin/chromium') && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
+  if (!existsSync('/usr/bin/chromium')) return console.warn('npx test: the inspector page was not loaded in a browser: /usr/bin/chromium is missing');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${url}/__mock/ui`);
+    await page.locator('#req-rows tr', { hasText: 'uploadSessionFile' }).waitFor({ timeout: 15_000 });
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
@@ -53,7 +73,7 @@ test('the tarball ships compiled code with .d.ts and maps, both OpenAPI document
 });
 
 test(
-  'npx --yes ./<tarball> --port 0 from an empty directory starts the CLI: /health 200, an upload 201',
+  'npx --yes ./<tarball> --port 0 from an empty directory starts the CLI: /health 200, an upload 201, the inspector page connects',
   async () => {
     // The README's command: npx takes a path that starts with "./" or "../" as a package (an
     // absolute path it would run as a command), relative to the nearest directory holding a
@@ -86,6 +106,8 @@ test(
       });
       expect(upload.status).toBe(201);
       expect(await upload.json()).toMatchObject({ filename: 'from-npx.txt', size: 5 });
+      // The inspector page from the packed build (its script is the compiled functions' source).
+      await expectInspectorWorks(url);
 
       // npm runs the CLI as its child: signal the whole process group, or node outlives npm.
       process.kill(-child.pid!, 'SIGTERM');

@@ -206,6 +206,8 @@ export async function readMultipartParts(req: IncomingMessage, contentType: stri
     req.resume();
     if (error instanceof FieldsTooLarge || (error as { code?: string }).code === 'LIMIT_FIELD_COUNT') throw tooLarge();
     if (error instanceof MultipartError || (error as { code?: string }).code?.startsWith('LIMIT_')) throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
+    // A write that failed (a full disk: 507): the rest of the body is dropped, the connection after.
+    if (error instanceof HttpError) throw new HttpError(error.status, error.detail, { ...error.headers, Connection: 'close' });
     throw error;
   }
   return completed.sort((a, b) => a.seq - b.seq);

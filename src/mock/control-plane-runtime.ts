@@ -38,6 +38,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
     try {
       await ctx.deps.store.switchScenario(ref, seed);
     } catch (e) {
+      if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);
     }
     ctx.deps.journal.clear();
@@ -49,7 +50,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = (k: string) => q[k] ?? undefined;
-    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched') });
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
     json(ctx, 200, { items });
   },
 

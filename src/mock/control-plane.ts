@@ -21,6 +21,7 @@ import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './control-plane-runtime.js';
 import type { ControlHandler, ControlPlaneDeps } from './control-plane-types.js';
 import { workspaceHandlers } from './control-plane-workspaces.js';
+import { inspectorHandlers } from './ui-api.js';
 
 export type { ControlPlaneDeps } from './control-plane-types.js';
 
@@ -36,7 +37,7 @@ export const MAX_IMPORT_BODY = 256 * 1024 * 1024;
 /** Every other control-plane JSON body: as the service's. */
 export const MAX_CONTROL_BODY = 1024 * 1024;
 
-const handlers: Record<string, ControlHandler> = { ...runtimeHandlers, ...workspaceHandlers };
+const handlers: Record<string, ControlHandler> = { ...runtimeHandlers, ...workspaceHandlers, ...inspectorHandlers };
 
 export interface ControlPlane {
   (req: Request, res: Response, next: NextFunction): Promise<void>;

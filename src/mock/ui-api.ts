@@ -1,0 +1,48 @@
+/**
+ * The control-plane operations the inspector page (/__mock/ui) needs beyond the snapshot API: a
+ * workspace overview without secret values (the snapshot export carries them even with
+ * content=false) and one session's files, paged (a session may hold 5,000), each marked expired
+ * or not by the mock's clock. Public, documented operations — the page has no private endpoint.
+ */
+import { DETAIL, HttpError } from '../errors/http-error.js';
+import { mailboxView } from '../operations/mailboxes.js';
+import { secretView } from '../operations/secrets.js';
+import { fileView, isExpired } from '../operations/session-files.js';
+import { isoTime } from './clock.js';
+import type { ControlHandler } from './control-plane-types.js';
+import { json } from './control-plane-runtime.js';
+
+/** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
+export const MAX_FILES_PAGE = 1000;
+
+/** The inspector's read-only operations, routed by operationId like the rest of the control plane. */
+export const inspectorHandlers: Record<string, ControlHandler> = {
+  async workspaceOverview({ path }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const now = ctx.deps.clock.now();
+    const d = ws.data;
+    json(ctx, 200, {
+      principal: ws.principal,
+      now: isoTime(now),
+      sessions: d.sessions.map((s) => ({
+        id: s.id,
+        actions: s.actions.length,
+        files: s.files.length,
+        expired_files: s.files.filter((f) => isExpired(f, now)).length,
+      })),
+      mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
+      // Metadata only, as the service's own secret listing: the value never leaves the store here.
+      secrets: d.secrets.map(secretView),
+    });
+  },
+
+  async listWorkspaceFiles({ path, query }, ctx) {
+    const { offset, limit } = query as { offset: number; limit: number };
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const session = ws.session(String(path.session_id));
+    if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
+    const now = ctx.deps.clock.now();
+    const items = session.files.slice(offset, offset + limit).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
+    json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });
+  },
+};
