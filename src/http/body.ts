@@ -166,6 +166,7 @@ export async function readMultipartParts(req: IncomingMessage, contentType: stri
   const seqOf = new Map<Readable, number>();
   let seq = 0;
   let fieldBytes = 0;
+  let writeFailure: HttpError | undefined;
   const storage: StorageEngine = {
     _handleFile(_req, file, cb) {
       const f = file as unknown as MulterFile;
@@ -175,7 +176,14 @@ export async function readMultipartParts(req: IncomingMessage, contentType: stri
         completed.push({ seq: at, name: part.name, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
       });
       writes.push(write);
-      write.then(() => cb(null, {}), (e: Error) => cb(e));
+      write.then(
+        () => cb(null, {}),
+        (e: Error) => {
+          // A failed write (a full disk: 507) is the answer, whatever busboy reports after it.
+          if (e instanceof HttpError) writeFailure ??= e;
+          cb(e);
+        },
+      );
     },
     // Nothing is removed behind our back: which blobs stay is decided once multer is done.
     _removeFile: (_req, _file, cb) => cb(null),
@@ -201,7 +209,9 @@ export async function readMultipartParts(req: IncomingMessage, contentType: stri
   });
   await Promise.allSettled(writes);
   const discardAll = () => Promise.all(completed.map((c) => (c.value.type === 'file' ? opts.blobs.discard(c.value.upload.blob.temp) : undefined)));
-  if (error && !(error instanceof Error && CUT.has(error.message))) {
+  const failed = writeFailure ?? error;
+  if (failed && !(failed instanceof Error && CUT.has(failed.message) && !writeFailure)) {
+    const error = failed;
     await discardAll();
     req.resume();
     if (error instanceof FieldsTooLarge || (error as { code?: string }).code === 'LIMIT_FIELD_COUNT') throw tooLarge();
