@@ -21,7 +21,7 @@ interface Part {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cbm-chunks-'));
-const blobs = new BlobStore(dir);
+const blobs = new BlobStore(join(dir, 'tmp'), join(dir, 'blobs'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function parse(boundary: string, chunks: Buffer[]) {
@@ -33,7 +33,7 @@ async function parse(boundary: string, chunks: Buffer[]) {
   const out = parts.map((p) => ({
     name: p.name,
     file: p.value.type === 'file',
-    content: p.value.type === 'file' ? readFileSync(join(dir, p.value.upload.blob.temp)) : Buffer.from(p.value.value, 'utf8'),
+    content: p.value.type === 'file' ? readFileSync(join(dir, 'tmp', p.value.upload.blob.temp)) : Buffer.from(p.value.value, 'utf8'),
   }));
   for (const p of parts) if (p.value.type === 'file') await blobs.discard(p.value.upload.blob.temp);
   return out;
