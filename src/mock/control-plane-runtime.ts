@@ -28,6 +28,13 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
     noContent(ctx);
   },
 
+  // The token comes in the body, never the URL: URLs get logged.
+  principalOf({ body: b }, ctx) {
+    const principal = ctx.deps.principalOf(b.token);
+    if (principal === null) throw unprocessable("this token is refused under --auth strict: only the scenario's API keys and tokens from POST /token are accepted");
+    json(ctx, 200, { principal });
+  },
+
   async switchScenario({ body: b }, ctx) {
     const ref = b.name ?? b.path;
     if (!ref || (b.name && b.path)) throw unprocessable('give exactly one of name (a built-in scenario) and path (a scenario file)');

@@ -25,6 +25,8 @@ export interface ControlPlaneDeps {
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
+  principalOf(token: string): string | null;
   /** Drift records of the --upstream proxy. */
   drift?: DriftLog;
   operations?: Operation[];
