@@ -105,7 +105,12 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     const warm = () => {
       if (started || stopping) return;
       started = true;
-      void app.mock.warm(() => stopping).catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed'));
+      const began = Date.now();
+      void app.mock
+        .warm(() => stopping)
+        // A line a test (or a curious user at --log-level debug) can wait for.
+        .then(() => app.mock.logger.debug({ duration_ms: Date.now() - began }, 'validators warmed'))
+        .catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed'));
     };
     setTimeout(warm, WARM_AFTER_MS).unref();
     server.once('request', (_req, res: ServerResponse) => res.once('finish', () => setImmediate(warm)));
