@@ -2,7 +2,8 @@
  * The package in other projects' test suites, as the README shows it: the packed tarball installed
  * into fresh projects with a test runner from the registry, and the README's block for that runner
  * run as written — jest in a default CommonJS project (no --experimental-vm-modules), vitest in an
- * ES-module project without globals, and node:test. One pack serves the three.
+ * ES-module project without globals, and node:test; and tsc picks the types of each condition.
+ * One pack serves them all.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,4 +81,26 @@ test('node --test runs the README’s node:test block', async () => {
   const dir = await projects.nodeTest;
   const r = await run(process.execPath, ['--test', 'mock.test.mjs'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/# pass 1\n# fail 0/)]);
+}, 600_000);
+
+test('TypeScript (this repository’s tsc, nodenext) types require() from index.d.cts and import from index.d.ts', async () => {
+  const dir = join(await projects.jest, 'types');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'consumer.cts'),
+    "import mock = require('cloud-browser-mock');\nexport const started: Promise<mock.MockServer> = mock.startMockServer({ logLevel: 'silent' });\n",
+  );
+  writeFileSync(
+    join(dir, 'consumer.mts'),
+    "import { startMockServer, type MockServer } from 'cloud-browser-mock';\nexport const started: Promise<MockServer> = startMockServer({ logLevel: 'silent' });\n",
+  );
+  const compilerOptions = { module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.cts', 'consumer.mts'] }));
+  const r = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--explainFiles'], dir);
+  expect(r.code).toBe(0);
+  // Which declaration file each consumer's import resolved to, as tsc explains it.
+  const resolved = [...r.out.matchAll(/^(\S+\/dist\/src\/index\.d\.c?ts)\n((?:   .*\n)+)/gm)].flatMap((m) =>
+    [...m[2].matchAll(/Imported via 'cloud-browser-mock' from file '(consumer\.[cm]ts)'/g)].map((i) => `${i[1]} → ${m[1].replace(/^.*\//, '')}`),
+  );
+  expect(resolved.sort()).toEqual(['consumer.cts → index.d.cts', 'consumer.mts → index.d.ts']);
 }, 600_000);
