@@ -17,7 +17,8 @@ const DAY = 24 * HOUR;
 const RETENTION = 7 * DAY;
 
 const USERS = [{ username: 'dev@example.com', password: 'password' }];
-const API_KEYS = ['sk_test_demo'];
+/** The demo key belongs to the demo user, so curl with the key and /docs after /token see one workspace. */
+const API_KEYS = [{ key: 'sk_test_demo', owner: 'dev@example.com' }];
 
 /**
  * A realistic recorded flow: log in, wait for the dashboard, then three scrapes — one with no

@@ -7,7 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
-import { docsRouter } from './docs.js';
+import { controlPlaneDocsRouter, docsRouter } from './docs.js';
+import { landingPageRoute } from './landing-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -17,9 +18,10 @@ import { DETAIL, HttpError } from './errors/http-error.js';
 import { Store } from './store/store.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
-import { controlPlane } from './mock/control-plane.js';
+import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
+import { isMockOwnPath, nearMiss } from './mock/near-miss.js';
 import { parseQuery } from './python/url.js';
 
 export interface MockRuntime {
@@ -115,16 +117,20 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       return next(e);
     } finally {
       let done = false;
+      const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
+      // Service requests, and every request the service would not know (a typo'd URL, a 307):
+      // those leave a trace too, with operationId null. The mock's own pages and the control
+      // plane never do (CONTRACT §7).
       const record = () => {
-        if (done || !facts.service) return;
+        if (done || (!facts.service && (isMockOwnPath(path) || res.locals.mockOwnPage))) return;
         done = true;
         const status = facts.dropped ? 0 : res.statusCode;
         const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
         const operationId = facts.operationId ?? null;
         const principal = facts.principal ?? null;
-        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms }, 'request');
-        const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
-        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null }, startedAt);
+        const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
+        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
+        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
         if (operationId) coverage.record(operationId, status);
       };
       if (res.writableFinished || facts.dropped) record();
@@ -138,6 +144,9 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
   app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
   app.use(docsRouter(document.info.title));
+  app.get('/', landingPageRoute(document.info.title, document.info.version));
+  const controlPlaneDocument = readControlPlaneDocument();
+  app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
 
   app.use(
     '/__mock',

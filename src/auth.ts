@@ -1,7 +1,8 @@
 /**
  * Authentication and tenancy (CONTRACT §3). The header is read the way FastAPI's
  * OAuth2PasswordBearer reads it; tokens from createToken are HMAC-signed with the data
- * directory's key so they survive restarts; every principal gets its own workspace.
+ * directory's key so they survive restarts; a scenario's API key is its owner's principal;
+ * every principal gets its own workspace.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { DETAIL, unauthorized } from './errors/http-error.js';
@@ -43,16 +44,21 @@ export function verifyToken(token: string, key: Buffer): string | null {
   }
 }
 
-/** The principal of any other token: never the raw token, which must not appear anywhere. */
+/**
+ * The principal of any other token: never the raw token, which must not appear anywhere. 24 hex
+ * digits (96 bits) of its SHA-256: with 48 bits, two distinct tokens were found sharing a
+ * workspace after about 2^25 tries; 96 bits puts such a collision out of reach (CONTRACT §3).
+ */
 export function keyPrincipal(token: string): string {
-  return `key:${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
+  return `key:${createHash('sha256').update(token).digest('hex').slice(0, 24)}`;
 }
 
 export interface AuthContext {
   mode: AuthMode;
   signingKey: Buffer;
   users: Map<string, string>;
-  apiKeys: Set<string>;
+  /** The scenario's API keys → the user each belongs to (CONTRACT §3). */
+  apiKeys: Map<string, string>;
   /** Principals of API-key tokens already seen: a hash per request showed in the profile. */
   keyPrincipals?: Map<string, string>;
 }
@@ -66,7 +72,10 @@ export function authenticate(header: string | undefined, ctx: AuthContext): stri
   if (!token) throw unauthorized(DETAIL.invalidCredentials);
   const user = verifyToken(token, ctx.signingKey);
   if (user !== null && ctx.users.has(user)) return `user:${user}`;
-  if (ctx.mode === 'strict' && !ctx.apiKeys.has(token)) throw unauthorized(DETAIL.invalidCredentials);
+  // A scenario's key is its owner's, as a real account's key is: one workspace for both.
+  const owner = ctx.apiKeys.get(token);
+  if (owner !== undefined) return `user:${owner}`;
+  if (ctx.mode === 'strict') throw unauthorized(DETAIL.invalidCredentials);
   const memo = ctx.keyPrincipals;
   let principal = memo?.get(token);
   if (principal === undefined) {

@@ -33,7 +33,7 @@ async function main(): Promise<number> {
     else throw e;
     return 1;
   }
-  process.stdout.write(`cloud-browser-mock listening on ${server.url} (set your client's base URL to it)\n`);
+  process.stdout.write(`cloud-browser-mock listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -1,6 +1,6 @@
 /**
  * GET /docs: Swagger UI for the served contract, from the swagger-ui-dist package (no CDN, so it
- * works offline and fetches nothing from outside). The page is FastAPI's own /docs page with the
+ * works offline and fetches nothing from outside); GET /__mock/docs: the same for the control plane. The page is FastAPI's own /docs page with the
  * assets served from here; the OAuth2 password flow in its Authorize dialog posts to the
  * document's relative tokenUrl ("token"), which Swagger UI resolves against `servers`, i.e. this
  * instance.
@@ -27,7 +27,19 @@ const ASSETS = [
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function swaggerUiPage(title: string): string {
+/**
+ * Where the page finds its document: the service's is fetched from /openapi.json; the control
+ * plane's is written into the page, because with --admin-token a fetch of /__mock/openapi.json
+ * would need the token a browser navigation never sends (the calls made from the page do send it,
+ * once given in Authorize).
+ */
+type DocumentSource = { url: string } | { spec: unknown };
+
+/** JSON inside a <script>: `<` escaped so no `</script>` in a description can end the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+function swaggerUiPage(title: string, source: DocumentSource = { url: '/openapi.json' }): string {
+  const where = 'url' in source ? `url: '${source.url}',` : `spec: ${scriptJson(source.spec)},`;
   // As FastAPI's get_swagger_ui_html, plus validatorUrl: null so the page never calls the public
   // validator service.
   return `<!DOCTYPE html>
@@ -43,7 +55,7 @@ function swaggerUiPage(title: string): string {
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script>
 window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
+  ${where}
   dom_id: '#swagger-ui',
   layout: 'BaseLayout',
   deepLinking: true,
@@ -57,6 +69,21 @@ window.ui = SwaggerUIBundle({
 </body>
 </html>
 `;
+}
+
+/**
+ * GET /__mock/docs: Swagger UI for the control plane, with its assets from /docs. Mounted before
+ * the control plane's admin-token check: the page is only the description, and every call it
+ * makes goes through that check like any other.
+ */
+export function controlPlaneDocsRouter(title: string, document: unknown): Router {
+  const router = Router({ caseSensitive: true, strict: true });
+  const page = swaggerUiPage(title, { spec: document });
+  router.get('/__mock/docs', (_req: Request, res: Response) => {
+    res.type('html').send(page);
+  });
+  router.get('/__mock/docs/', (_req: Request, res: Response) => res.redirect(307, '/__mock/docs'));
+  return router;
 }
 
 /** Routes for /docs, its assets and the OAuth2 redirect page. */

@@ -1,12 +1,15 @@
 /**
- * The request log: one pino line per service request with the top-level fields of CONTRACT §7
- * (method, url, operationId, principal, status, duration_ms). JSON wherever a program reads it
+ * The request log: one pino line per service request (and per unmatched request, with a near-miss
+ * `hint`) with the top-level fields of CONTRACT §7 (method, url, operationId, principal, status,
+ * duration_ms). JSON wherever a program reads it
  * (a pipe, a file, a container log); pino-pretty in a terminal, still one line per request.
  * The line is built from those fields only: never a header, a body or a secret.
  */
 
 /** The fields of one request line. */
 export const REQUEST_FIELDS = ['method', 'url', 'operationId', 'principal', 'status', 'duration_ms'] as const;
+/** Only on a request no operation matched, for a 404 or 405: `did you mean GET /mailboxes?`. */
+const HINT_FIELD = 'hint';
 
 /** A human-readable destination for a terminal: `12:00:01.234 INFO  GET /mailboxes → 200 in 1.2 ms (listMailboxes, key:…)`. */
 export async function prettyDestination(options: { colorize?: boolean; destination?: NodeJS.WritableStream | number } = {}): Promise<NodeJS.WritableStream> {
@@ -17,14 +20,15 @@ export async function prettyDestination(options: { colorize?: boolean; destinati
     destination: options.destination ?? 1,
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: ['pid', 'hostname', ...REQUEST_FIELDS].join(','),
+    ignore: ['pid', 'hostname', ...REQUEST_FIELDS, HINT_FIELD].join(','),
     messageFormat: (log: Record<string, unknown>, messageKey: string) => {
       const msg = String(log[messageKey] ?? '');
       if (log.method === undefined) return msg;
       const where = `${log.method} ${log.url}`;
       if (log.status === undefined) return `${msg}: ${where}`;
       const ms = typeof log.duration_ms === 'number' ? log.duration_ms.toFixed(1) : '?';
-      return `${where} → ${log.status} in ${ms} ms (${log.operationId ?? '-'}, ${log.principal ?? '-'})`;
+      const hint = typeof log[HINT_FIELD] === 'string' ? ` — ${log[HINT_FIELD]}` : '';
+      return `${where} → ${log.status} in ${ms} ms (${log.operationId ?? '-'}, ${log.principal ?? '-'})${hint}`;
     },
   });
 }

@@ -1,5 +1,6 @@
 /** Authentication modes, the token endpoint, and one workspace per principal. */
 import { afterEach, describe, expect, test } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { authenticate, keyPrincipal, type AuthContext } from '../src/auth.js';
@@ -116,6 +117,31 @@ describe('tenancy', () => {
     expect((await request(app).get(`/mailboxes/${id}`).set(bearer('alice-token'))).status).toBe(200);
   });
 
+  test('the scenario API key is its owner’s: curl with sk_test_demo and /docs after /token see the same data', async () => {
+    app = await testApp();
+    const issued = bearer((await token()).body.access_token);
+    expect((await request(app).delete('/sessions/sess_demo/files/file_demo_notes').set(bearer('sk_test_demo'))).status).toBe(204);
+    expect((await request(app).get('/sessions/sess_demo/files/file_demo_notes').set(issued)).status).toBe(404);
+    await request(app).post('/secrets').set(issued).send({ name: 'FROM_DOCS', value: 'from-docs-value' });
+    expect((await request(app).get('/secrets/FROM_DOCS?namespace=function_env').set(bearer('sk_test_demo'))).body).toEqual({ value: 'from-docs-value' });
+    const principals = (await request(app).get('/__mock/workspaces')).body.items.map((w: any) => w.principal);
+    expect(principals).toEqual(['user:dev@example.com']);
+  });
+
+  test('in strict mode too, the scenario API key is its owner’s principal', async () => {
+    app = await testApp({ auth: 'strict' });
+    await request(app).get('/mailboxes').set(bearer('sk_test_demo'));
+    expect((await request(app).get('/__mock/requests')).body.items[0].principal).toBe('user:dev@example.com');
+  });
+
+  test('any other token in open mode is a principal of its own: key: and 24 hex digits (96 bits) of its SHA-256', async () => {
+    app = await testApp();
+    await request(app).get('/mailboxes').set(bearer('worker-7-token'));
+    const sha = createHash('sha256').update('worker-7-token').digest('hex');
+    const principals = (await request(app).get('/__mock/workspaces')).body.items.map((w: any) => w.principal);
+    expect(principals).toEqual([`key:${sha.slice(0, 24)}`]);
+  });
+
   test('an issued token and the same user’s second token share one workspace', async () => {
     app = await testApp();
     const t1 = (await token()).body.access_token;
@@ -127,7 +153,7 @@ describe('tenancy', () => {
 
 test('the memo of API-key principals answers what hashing would, and stays bounded', () => {
   const keyPrincipals = new Map<string, string>();
-  const ctx: AuthContext = { mode: 'open', signingKey: Buffer.alloc(32), users: new Map(), apiKeys: new Set(), keyPrincipals };
+  const ctx: AuthContext = { mode: 'open', signingKey: Buffer.alloc(32), users: new Map(), apiKeys: new Map(), keyPrincipals };
   for (let i = 0; i < 5000; i++) {
     const t = `sk_memo_${i % 4500}`;
     expect(authenticate(`Bearer ${t}`, ctx)).toBe(keyPrincipal(t));

@@ -98,6 +98,43 @@ describeInBrowser('/docs in headless Chromium', () => {
   }, 60_000);
 });
 
+describeInBrowser('the landing page and /__mock/docs in headless Chromium', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await testServer({ adminToken: 'cp-browser-token' });
+  });
+  afterAll(() => mock.close());
+
+  test('from /, the control plane’s Swagger UI opens without a token, and after Authorize its calls carry it', async () => {
+    const page = await browser.newPage();
+    const requested = recordRequests(page);
+    try {
+      await page.goto(`${mock.url}/`);
+      await page.getByRole('link', { name: '/__mock/docs' }).click();
+      await expect(page.locator('.swagger-ui .info .title').innerText()).resolves.toContain('cloud-browser-mock control plane');
+
+      await page.locator('button.authorize').first().click();
+      const dialog = page.locator('.dialog-ux');
+      await dialog.locator('input[type=text], input[type=password]').first().fill('cp-browser-token');
+      await dialog.locator('button.authorize').click();
+      await dialog.locator('button.btn-done').click();
+
+      const op = page.locator('[id$="-getClock"]');
+      await op.locator('.opblock-summary').click();
+      await op.locator('button.try-out__btn').click();
+      const answer = page.waitForResponse((r) => r.url() === `${mock.url}/__mock/clock`);
+      await op.locator('button.execute').click();
+      const res = await answer;
+      expect([res.status(), res.request().headers().authorization]).toEqual([200, 'Bearer cp-browser-token']);
+      await page.screenshot({ path: join(SHOTS, 'control-plane-docs.png') });
+
+      expect(requested.filter((u) => !u.startsWith(`${mock.url}/`) && !u.startsWith('data:'))).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
+
 describeInBrowser('a page on another origin calling the mock', () => {
   let web: Server;
   let origin: string;

@@ -127,7 +127,7 @@ test('logs one JSON line per service request with the contract’s fields, and n
   expect(lines).toHaveLength(1);
   const entry = JSON.parse(lines[0]);
   expect(entry).toMatchObject({ method: 'GET', url: '/secrets?namespace=llm_provider', operationId: 'listSecrets', status: 200 });
-  expect(entry.principal).toMatch(/^key:[0-9a-f]{12}$/);
+  expect(entry.principal).toMatch(/^key:[0-9a-f]{24}$/);
   expect(typeof entry.duration_ms).toBe('number');
   expect(output()).not.toContain('super-secret-token');
 });

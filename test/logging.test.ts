@@ -120,6 +120,6 @@ test('pretty lines keep the contract’s fields: method, url, status, duration, 
   }
   const lines = text.trim().split('\n');
   expect(lines).toHaveLength(2);
-  expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/mailboxes\?x=1 → 200 in \d+\.\d ms \(listMailboxes, key:[0-9a-f]{12}\)$/);
-  expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: PUT \/mailboxes → 405 in \d+\.\d ms \(-, -\)$/);
+  expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/mailboxes\?x=1 → 200 in \d+\.\d ms \(listMailboxes, user:dev@example\.com\)$/);
+  expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: PUT \/mailboxes → 405 in \d+\.\d ms \(-, -\) — did you mean GET \/mailboxes\?$/);
 });

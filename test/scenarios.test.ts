@@ -31,7 +31,7 @@ test('the scenario schema is valid JSON Schema 2020-12 (start-up compiles it wit
 test('the default scenario holds the well-known records of the contract', () => {
   const s = readScenarioFile('default');
   expect(s.users).toContainEqual({ username: 'dev@example.com', password: 'password' });
-  expect(s.api_keys).toContain('sk_test_demo');
+  expect(s.api_keys).toContainEqual({ key: 'sk_test_demo', owner: 'dev@example.com' });
   const sessions = new Map(s.sessions.map((x) => [x.id, x]));
   expect(new Set(sessions.get('sess_demo')!.files.map((f) => f.source))).toEqual(new Set(['user_upload', 'session_download']));
   const demoActions = sessions.get('sess_demo')!.actions;
@@ -82,6 +82,8 @@ describe('a scenario file of the user’s own', () => {
     ['a wrong type', (s: any) => (s.sessions = [{ id: 'x', actions: [], files: [{ id: 'f', filename: 'a', mime_type: 'text/plain', size: 'big', checksum: '0'.repeat(64), created_at: s.generated_at, expires_at: s.generated_at, source: 'user_upload' }] }]), /\$\.sessions\[0\]\.files\[0\]\.size must be integer/],
     ['an unknown key', (s: any) => (s.extra = 1), /\$ must NOT have additional properties \(extra\)/],
     ['a repeated id', (s: any) => (s.sessions = [{ id: 'x', actions: [], files: [] }, { id: 'x', actions: [], files: [] }]), /\$\.sessions\[1\]\.id repeats x/],
+    ['an API key without an owner', (s: any) => (s.api_keys = ['sk_bare']), /\$\.api_keys\[0\] must be object/],
+    ['an API key owned by no scenario user', (s: any) => (s.api_keys = [{ key: 'sk_x', owner: 'ghost@example.com' }]), /\$\.api_keys\[0\]\.owner "ghost@example\.com" is not one of the scenario's users/],
   ])('with %s stops start-up naming the file and the JSON path', async (_, mutate, message) => {
     const file = join(dir, 'bad.json');
     const s = readScenarioFile('empty');

@@ -62,8 +62,9 @@ function scenario(name, { sessions = [], secretCount = 0, apiKeys = [] }) {
   return {
     name,
     generated_at: GENERATED_AT,
-    users: [{ username: 'bench@example.com', password: 'password' }],
-    api_keys: apiKeys,
+    // Every key belongs to a user; one user per key keeps one workspace per key.
+    users: [{ username: 'bench@example.com', password: 'password' }, ...apiKeys.map((key) => ({ username: `${key}@bench.example`, password: 'password' }))],
+    api_keys: apiKeys.map((key) => ({ key, owner: `${key}@bench.example` })),
     sessions,
     mailboxes: [],
     secrets: secrets(secretCount),

@@ -17,7 +17,7 @@ import { sendError, sendJsonText } from '../pipeline.js';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
 import { isPyDict } from '../python/values.js';
 import { parseQuery } from '../python/url.js';
-import { parseIntString, INVALID, validateModel } from '../validation/lax.js';
+import { parseBoolString, parseIntString, INVALID, validateModel } from '../validation/lax.js';
 import { compileSchema, type FieldSpec } from '../validation/spec.js';
 import type { Store } from '../store/store.js';
 import { isoTime, type Clock } from './clock.js';
@@ -243,8 +243,11 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     const sinceRaw = q.get('since');
     const since = sinceRaw === undefined ? undefined : Date.parse(sinceRaw);
     if (since !== undefined && Number.isNaN(since)) errors.push({ type: 'datetime_from_date_parsing', loc: ['query', 'since'], msg: 'Input should be a valid datetime', input: sinceRaw });
+    const unmatchedRaw = q.get('unmatched');
+    const unmatched = unmatchedRaw === undefined ? undefined : parseBoolString(unmatchedRaw);
+    if (unmatched === null) errors.push(err.boolParsing(['query', 'unmatched'], unmatchedRaw));
     if (errors.length) throw validationError(errors);
-    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since });
+    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since, unmatched: unmatched ?? undefined });
     json(res, 200, { items });
   }));
 

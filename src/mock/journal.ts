@@ -1,6 +1,6 @@
 /**
- * The request journal (after WireMock's): the last N service requests, newest first, with their
- * bodies redacted — a secret's value, a password and upload bytes never enter it.
+ * The request journal (after WireMock's): the last N service requests and unmatched requests
+ * (operationId null, with a near-miss hint), newest first, with their bodies redacted — a secret's value, a password and upload bytes never enter it.
  */
 import { isoTime } from './clock.js';
 
@@ -15,6 +15,8 @@ export interface JournalEntry {
   status: number;
   duration_ms: number;
   body: unknown;
+  /** Only on unmatched requests (operationId null): the closest documented route for a 404/405, else null. */
+  hint?: string | null;
 }
 
 export interface JournalFilter {
@@ -25,6 +27,8 @@ export interface JournalFilter {
   principal?: string;
   /** Only entries at or after this instant (epoch ms). */
   since?: number;
+  /** true: only requests no operation matched (operationId null); false: only the others. */
+  unmatched?: boolean;
   limit?: number;
 }
 
@@ -52,6 +56,7 @@ export class Journal {
       if (f.status !== undefined && e.status !== f.status) continue;
       if (f.principal !== undefined && e.principal !== f.principal) continue;
       if (f.since !== undefined && e.at < f.since) continue;
+      if (f.unmatched !== undefined && (e.operationId === null) !== f.unmatched) continue;
       const { at: _at, ...visible } = e;
       out.push(visible);
     }

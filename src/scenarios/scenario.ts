@@ -20,7 +20,8 @@ export interface ScenarioFile {
   description?: string;
   generated_at: string;
   users: { username: string; password: string }[];
-  api_keys: string[];
+  /** Each key belongs to one of `users`: the key and that user's issued tokens share a workspace. */
+  api_keys: { key: string; owner: string }[];
   sessions: { id: string; actions: Record<string, unknown>[]; files: ScenarioFileRecord[] }[];
   mailboxes: (Omit<StoredMailbox, 'created_at' | 'updated_at'> & { created_at: string | null; updated_at: string | null })[];
   secrets: { id: string; namespace: StoredSecret['namespace']; name: string; value: string; created_at: string; last_used_at: string | null }[];
@@ -43,7 +44,8 @@ export interface LoadedScenario {
   /** The name (built-in) or the path as given. */
   ref: string;
   users: Map<string, string>;
-  apiKeys: Set<string>;
+  /** API key → the username that owns it. */
+  apiKeys: Map<string, string>;
   template: Omit<WorkspaceData, 'principal'>;
 }
 
@@ -108,6 +110,13 @@ function checkConsistency(s: ScenarioFile, file: string) {
   const fail = (where: string, what: string) => {
     throw new ScenarioError(`scenario file ${file}: ${where} ${what}`);
   };
+  const users = new Set(s.users.map((u) => u.username));
+  const keys = new Set<string>();
+  s.api_keys.forEach((k, i) => {
+    if (!users.has(k.owner)) fail(`$.api_keys[${i}].owner`, `${JSON.stringify(k.owner)} is not one of the scenario's users`);
+    if (keys.has(k.key)) fail(`$.api_keys[${i}].key`, 'repeats an earlier key');
+    keys.add(k.key);
+  });
   const seen = new Set<string>();
   s.sessions.forEach((session, i) => {
     if (seen.has(session.id)) fail(`$.sessions[${i}].id`, `repeats ${session.id}`);
@@ -155,7 +164,7 @@ export function loadScenario(ref: string, now: number, cwd?: string): LoadedScen
   return {
     ref,
     users: new Map(s.users.map((u) => [u.username, u.password])),
-    apiKeys: new Set(s.api_keys),
+    apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
     template: { format: 1, next_id: 0, sessions, mailboxes, secrets },
   };
 }

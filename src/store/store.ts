@@ -32,13 +32,18 @@ export interface StoreOptions {
 }
 
 interface Meta {
-  format: 1;
+  format: typeof META_FORMAT;
   scenario: string;
   seed: number;
   signing_key: string;
 }
 
-const META_FORMAT = 1;
+/**
+ * The data directory's format. 2: API keys became their owners' principals and other tokens'
+ * principal ids grew to 24 hex digits (issue 11), which renames workspaces on disk — a format-1
+ * directory stops start-up rather than leave its workspaces silently orphaned.
+ */
+const META_FORMAT = 2;
 
 export class Store {
   readonly blobs: BlobStore;

@@ -44,9 +44,11 @@ test.each([
   ['a truncated workspace file', 'workspaces/key%3Aabc.json', '{"format":1,"principal":"key:abc","next'],
   ['a foreign meta.json', 'meta.json', '{"hello":"world"}'],
   ['an older meta.json format', 'meta.json', '{"format":0,"scenario":"default","seed":1,"signing_key":"00"}'],
+  // What the version before issue 11 wrote: its workspaces are named by principal ids that changed.
+  ['a data directory from before API keys had owners (format 1)', 'meta.json', `{"format":1,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`],
 ])('%s stops start-up with one line naming the file, exit 1, the file untouched', (_, file, text) => {
   mkdirSync(join(dir, 'data', 'workspaces'), { recursive: true });
-  if (file !== 'meta.json') writeFileSync(join(dir, 'data', 'meta.json'), JSON.stringify({ format: 1, scenario: 'default', seed: 1, signing_key: '00'.repeat(32) }));
+  if (file !== 'meta.json') writeFileSync(join(dir, 'data', 'meta.json'), JSON.stringify({ format: 2, scenario: 'default', seed: 1, signing_key: '00'.repeat(32) }));
   writeFileSync(join(dir, 'data', file), text);
   const r = spawnSync(process.execPath, [CLI, ...ARGS], { cwd: dir, encoding: 'utf8', timeout: 15000 });
   expect(r.status).toBe(1);

@@ -1,0 +1,42 @@
+/**
+ * GET / for a person: a browser that asks for HTML gets a small page of links (the service's
+ * Swagger UI, its document, the control plane's Swagger UI). Everything else — curl's `*\/*`, a
+ * JSON client, no Accept at all — still gets FastAPI's 404, so clients see the service unchanged.
+ */
+import type { NextFunction, Request, Response } from 'express';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function landingPage(title: string, version: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>cloud-browser-mock — ${escapeHtml(title)}</title>
+<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{font-size:.95em}</style>
+</head>
+<body>
+<h1>cloud-browser-mock</h1>
+<p>A local mock of <strong>${escapeHtml(title)}</strong> (API ${escapeHtml(version)}). Set your client's base URL to this address.</p>
+<ul>
+<li><a href="/docs">/docs</a> — Swagger UI for the API: authorize as <code>dev@example.com</code> / <code>password</code>, then try any operation</li>
+<li><a href="/openapi.json">/openapi.json</a> — the OpenAPI document</li>
+<li><a href="/__mock/docs">/__mock/docs</a> — Swagger UI for the control plane (reset, scenarios, the request journal, the clock, faults, coverage)</li>
+</ul>
+</body>
+</html>
+`;
+}
+
+/** The landing page for browsers; passes every other request on (to the 404). */
+export function landingPageRoute(title: string, version: string) {
+  const page = landingPage(title, version);
+  return (req: Request, res: Response, next: NextFunction) => {
+    // Browsers list text/html explicitly; `*/*` alone (curl, fetch) prefers JSON, listed first.
+    if (req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
+    // One of the mock's own pages: not the service, so neither journalled nor logged.
+    res.locals.mockOwnPage = true;
+    res.vary('Accept').type('html').send(page);
+  };
+}
