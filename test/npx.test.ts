@@ -33,7 +33,7 @@ test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle w
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
   // The CommonJS build for `require`: one bundle, its map, and its types.
-  const commonJs = ['dist/src/index.cjs', 'dist/src/index.cjs.map', 'dist/src/index.d.cts'];
+  const commonJs = ['dist/src/index.cjs', 'dist/src/index.cjs.map', 'dist/src/index.d.cts', 'dist/src/index.d.cts.map'];
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
   expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
