@@ -33,6 +33,11 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /**
+   * Resets one principal's workspace, or everything a test can change: the clock (back to its
+   * state when the mock started), every workspace, the journal, the faults and the coverage.
+   */
+  reset(principal?: string): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
   close(): Promise<void>;
 }
@@ -67,6 +72,8 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
  */
 export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
+  // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
+  const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
   const store = await Store.open({
     inMemory: options.inMemory ?? !options.dataDir,
@@ -82,6 +89,15 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
+  const reset = async (principal?: string) => {
+    if (principal !== undefined) return store.reset(principal);
+    // The clock first: workspaces are rebuilt from the scenario at the clock's time.
+    clock.restore(clockAtStart);
+    await store.reset();
+    journal.clear();
+    faults.clear();
+    coverage.clear();
+  };
   const deps = {
     faults,
     operations,
@@ -110,34 +126,35 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     const started = process.hrtime.bigint();
     const startedAt = clock.now();
     const facts: RequestFacts = {};
+    let done = false;
+    const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
+    // Service requests, and every request the service would not know (a typo'd URL, a 307):
+    // those leave a trace too, with operationId null. The mock's own pages and the control
+    // plane never do (CONTRACT §7).
+    const record = () => {
+      if (done || (!facts.service && (isMockOwnPath(path) || res.locals.mockOwnPage))) return;
+      done = true;
+      // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
+      const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
+      const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
+      const operationId = facts.operationId ?? null;
+      const principal = facts.principal ?? null;
+      const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
+      logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
+      journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      if (operationId) coverage.record(operationId, status);
+    };
+    // Listening from the start: a request cut off while its handler still waits for the body
+    // (a client gone, a shutdown) is recorded when its connection closes.
+    res.once('finish', record);
+    res.once('close', record);
     try {
       const handled = await handleServiceRequest(req, res, deps, facts);
       if (!handled) return next();
     } catch (e) {
       return next(e);
     } finally {
-      let done = false;
-      const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
-      // Service requests, and every request the service would not know (a typo'd URL, a 307):
-      // those leave a trace too, with operationId null. The mock's own pages and the control
-      // plane never do (CONTRACT §7).
-      const record = () => {
-        if (done || (!facts.service && (isMockOwnPath(path) || res.locals.mockOwnPage))) return;
-        done = true;
-        const status = facts.dropped ? 0 : res.statusCode;
-        const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
-        const operationId = facts.operationId ?? null;
-        const principal = facts.principal ?? null;
-        const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
-        logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
-        journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
-        if (operationId) coverage.record(operationId, status);
-      };
-      if (res.writableFinished || facts.dropped) record();
-      else {
-        res.once('finish', record);
-        res.once('close', record);
-      }
+      if (facts.dropped) record();
     }
   });
 
@@ -153,6 +170,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     controlPlane({
       store,
       clock,
+      reset,
       journal,
       faults,
       coverage,
@@ -188,6 +206,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
+    reset,
     close: () => store.close(),
   };
   return app;

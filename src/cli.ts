@@ -1,44 +1,80 @@
 #!/usr/bin/env node
-/** The `cloud-browser-mock` command: flags → startMockServer → print the URL. Nothing else. */
-import { UsageError, helpText, parseCli } from './cli-args.js';
+/**
+ * The `cloud-browser-mock` command: flags → start-up checks → startMockServer → print the URL;
+ * on SIGTERM/SIGINT, say what it waits for and stop. Every start-up problem is one line; exit
+ * code 2 when a flag, a variable or what one names is wrong, 1 for anything else.
+ */
+import { UsageError, helpText, parseCli, type CliResult } from './cli-args.js';
 import { prettyDestination } from './logging.js';
 import { packageVersion } from './package-root.js';
-import { startMockServer } from './server.js';
+import { ScenarioError } from './scenarios/scenario.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from './server.js';
+import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from './store/store.js';
 
+const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
+
+/** The line that tells a person where the mock is. */
+const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs)`;
+
+/** What start-up failure to report, and the exit code. */
+function startupFailure(e: unknown, parsed: CliResult): [string, number] {
+  const { port, host } = parsed.options;
+  if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario ?? '--scenario'}: ${e.message}`, 2];
+  if (e instanceof StartupError) return [e.message, 1];
+  const err = e as NodeJS.ErrnoException & { syscall?: string };
+  if (err.syscall === 'listen') {
+    const where = `${host}:${port}`;
+    if (err.code === 'EADDRINUSE') return [`port ${port} on ${host} is in use; pick another with --port (0 = any free port)`, 1];
+    if (err.code === 'EACCES') return [`cannot listen on ${where} (EACCES): ports below 1024 need privileges; pick another with --port`, 2];
+    if (err.code === 'EADDRNOTAVAIL') return [`cannot listen on ${where} (EADDRNOTAVAIL): this machine has no such address; fix --host`, 2];
+    return [`cannot listen on ${where} (${err.code})`, 1];
+  }
+  const first = String((e as Error)?.message ?? e).split('\n')[0];
+  return [`cannot start: ${first}`, 1];
+}
+
 async function main(): Promise<number> {
-  let parsed;
+  let parsed: CliResult;
+  let created: string[] = [];
   try {
     parsed = parseCli(process.argv.slice(2), process.env);
+    if (parsed.help) return process.stdout.write(helpText()), 0;
+    if (parsed.version) return process.stdout.write(`${packageVersion}\n`), 0;
+    if (parsed.options.dataDir !== undefined) created = prepareDataDir(parsed.options.dataDir, parsed.from['data-dir']);
   } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`cloud-browser-mock: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
+    if (!(e instanceof UsageError)) throw e;
+    say(process.stderr, `: ${e.message}`);
+    return 2;
   }
-  if (parsed.help) return process.stdout.write(helpText()), 0;
-  if (parsed.version) return process.stdout.write(`${packageVersion}\n`), 0;
 
-  let server;
+  let server: MockServer;
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
-    server = await startMockServer({ ...parsed.options, logDestination });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS });
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (e instanceof StartupError) process.stderr.write(`cloud-browser-mock: ${e.message}\n`);
-    else if (code === 'EADDRINUSE') process.stderr.write(`cloud-browser-mock: port ${parsed.options.port} on ${parsed.options.host} is in use; pick another with --port (0 = any free port)\n`);
-    else if (code === 'EACCES' || code === 'EADDRNOTAVAIL') process.stderr.write(`cloud-browser-mock: cannot listen on ${parsed.options.host}:${parsed.options.port} (${code})\n`);
-    else throw e;
-    return 1;
+    removeCreated(created);
+    const [message, code] = startupFailure(e, parsed);
+    say(process.stderr, `: ${message}`);
+    return code;
   }
-  process.stdout.write(`cloud-browser-mock listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs)\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  // Listening for signals before saying where it listens: whoever reads that line may stop it at once.
+  // A second signal finds no listener and ends the process at once, as a second Ctrl-C should.
+  const signalled = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop).on('SIGTERM', stop);
   });
+  say(process.stdout, listeningLine(server));
+  await signalled;
+  // docker stop sends SIGKILL 10 s after SIGTERM: the grace leaves time to flush and exit.
+  // On stderr, so that stdout stays the log (JSON lines when piped) after the listening line.
+  const pending = server.pendingRequests();
+  const grace = `up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s`;
+  say(process.stderr, pending ? ` stopping: waiting for ${pending} request${pending === 1 ? '' : 's'} (${grace})` : ' stopping');
   await server.close();
   return 0;
 }
@@ -48,7 +84,8 @@ main().then(
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`cloud-browser-mock: ${(e as Error).stack ?? e}\n`);
+    // Not a start-up problem we know of: still one line, never a stack.
+    say(process.stderr, `: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
     process.exitCode = 1;
   },
 );

@@ -15,20 +15,30 @@ export interface ServerOptions extends MockOptions {
   host?: string;
   /** How long a client may take to send its request headers (ms); default 10 s. */
   headersTimeoutMs?: number;
-  /** How long close() waits for in-flight requests before cutting them off (ms); default 10 s. */
+  /** How long close() waits for in-flight requests before cutting them off (ms); default 8 s. */
   shutdownGraceMs?: number;
+  /** How long an idle keep-alive connection stays open (ms); default Node's 5 s. */
+  keepAliveTimeoutMs?: number;
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
 
 export interface MockServer {
   /** Base URL of the running mock, e.g. `http://127.0.0.1:54321`. */
   url: string;
   port: number;
   app: MockApp;
-  /** Stops accepting connections, lets in-flight requests finish, flushes state. */
-  close(): Promise<void>;
   /**
-   * Resets every workspace (or one principal's) to the scenario. A full reset also clears the
-   * journal, the faults and the coverage counts.
+   * Stops accepting connections, lets in-flight requests finish (up to `shutdownGraceMs`, then
+   * cuts them off, logs them and removes their temporary uploads), flushes state.
+   */
+  close(): Promise<void>;
+  /** How many requests are being answered right now. */
+  pendingRequests(): number;
+  /**
+   * Without a principal, restores everything a test can change: the clock (to its state at start;
+   * a clock passed in stays the same object), every workspace, the journal, the faults and the
+   * coverage counts. With one, resets only that principal's workspace.
    */
   reset(principal?: string): Promise<void>;
   /** The mock's clock: `set(ms)` freezes it, `advance(ms)` moves it, `reset()` goes back to real time. */
@@ -64,6 +74,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   // others (the server is asynchronous). Bodies may take as long as they take (100 MiB uploads).
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) }, app);
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
   server.on('request', (_req, res: ServerResponse) => {
@@ -71,6 +82,11 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     // Once shutting down, every answer closes its connection, so none lingers as keep-alive.
     if (stopping) res.shouldKeepAlive = false;
     res.on('close', () => inFlight.delete(res));
+    // An answer that was already under way when shutdown began leaves its keep-alive connection
+    // idle only once it is out; close that connection then, not after keepAliveTimeout.
+    res.on('finish', () => {
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+    });
   });
   const host = options.host ?? DEFAULTS.host;
   try {
@@ -92,29 +108,31 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     url: `http://${urlHost}:${port}`,
     port,
     app,
-    reset: async (principal) => {
-      await app.mock.store.reset(principal);
-      if (principal === undefined) {
-        app.mock.journal.clear();
-        app.mock.faults.clear();
-        app.mock.coverage.clear();
-      }
-    },
+    reset: (principal) => app.mock.reset(principal),
     clock: app.mock.clock,
     faults: app.mock.faults,
     requests: (filter) => app.mock.journal.list(filter),
     workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
+    pendingRequests: () => inFlight.size,
     close: () =>
       (closing ??= (async () => {
-        // Stop accepting; let in-flight requests finish (within the grace period); then flush.
+        // Stop accepting; let in-flight requests finish within the grace period; cut off what
+        // is left (logged, its temporary upload removed); then flush.
         stopping = true;
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000);
+        const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        const deadline = setTimeout(() => {
+          for (const res of inFlight) {
+            app.mock.logger.warn({ method: res.req.method, url: res.req.url, answering: res.headersSent }, `shutdown: request cut off after ${graceMs / 1000} s`);
+          }
+          server.closeAllConnections();
+        }, graceMs);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
         clearTimeout(deadline);
+        await app.mock.store.blobs.discardTemps();
         await app.mock.close();
       })()),
   };

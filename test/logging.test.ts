@@ -94,7 +94,8 @@ describe.each(['json', 'tty'] as const)('the CLI’s log with stdout a %s', (mod
     for (let i = 0; i < 100 && (cli.output().match(requestLine)?.length ?? 0) < requests; i++) await new Promise((r) => setTimeout(r, 50));
     const out = await cli.stop();
 
-    const lines = out.split(/\r?\n/).filter((l) => l.trim() && !l.includes('listening on'));
+    // The CLI's own status lines (listening, stopping) are not log lines.
+    const lines = out.split(/\r?\n/).filter((l) => l.trim() && !/cloud-browser-mock (listening on|stopping)/.test(l));
     if (mode === 'json') {
       expect(lines.map((l) => JSON.parse(l).operationId)).toEqual(['createToken', 'storeSecret', 'getSecret', 'storeSecret', 'uploadSessionFile', 'downloadSessionFile']);
     } else {

@@ -36,6 +36,21 @@ export class Clock {
     this.#frozenAt = null;
     this.#offsetMs = 0;
   }
+
+  /** Its settings (not the instant): what restore() puts back. */
+  state(): ClockState {
+    return { offsetMs: this.#offsetMs, frozenAt: this.#frozenAt };
+  }
+
+  restore(state: ClockState): void {
+    this.#offsetMs = state.offsetMs;
+    this.#frozenAt = state.frozenAt;
+  }
+}
+
+export interface ClockState {
+  offsetMs: number;
+  frozenAt: number | null;
 }
 
 /**

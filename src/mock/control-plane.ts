@@ -34,6 +34,8 @@ export interface ControlPlaneDeps {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
+  reset(principal?: string): Promise<void>;
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;
@@ -102,12 +104,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
 
   router.post('/reset', route(async (req, res) => {
     const principal = parseQuery(req.url.split('?')[1] ?? '').get('principal');
-    await deps.store.reset(principal);
-    if (principal === undefined) {
-      deps.journal.clear();
-      deps.faults.clear();
-      deps.coverage.clear();
-    }
+    await deps.reset(principal);
     noContent(res);
   }));
 

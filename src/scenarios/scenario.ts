@@ -3,7 +3,7 @@
  * against fixtures/scenario.schema.json at load; a bad one stops start-up with one line naming
  * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -88,6 +88,9 @@ export function readScenarioFile(ref: string, cwd?: string, { trustBuiltIn = fal
   const file = scenarioPath(ref, cwd);
   if (!existsSync(file)) {
     throw new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`);
+  }
+  if (statSync(file).isDirectory()) {
+    throw new ScenarioError(`scenario ${file} is a directory; name a scenario file (JSON) or a built-in scenario (${BUILT_IN_SCENARIOS.join(', ')})`);
   }
   let data: unknown;
   try {

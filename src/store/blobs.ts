@@ -43,6 +43,9 @@ export interface WrittenBlob {
 }
 
 export class BlobStore {
+  /** Temporary blobs neither committed nor discarded yet: uploads under way. */
+  readonly #temps = new Set<string>();
+
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
@@ -50,6 +53,7 @@ export class BlobStore {
   /** Streams bytes into a temporary blob, hashing on the way; stops past `limit` bytes. */
   async writeTemp(stream: Readable, limit: number): Promise<WrittenBlob> {
     const temp = `.tmp-${randomBytes(12).toString('hex')}`;
+    this.#temps.add(temp);
     const hash = createHash('sha256');
     let size = 0;
     let sinceGc = 0;
@@ -85,11 +89,21 @@ export class BlobStore {
   async commit(temp: string): Promise<string> {
     const name = randomBytes(16).toString('hex');
     await rename(join(this.dir, temp), join(this.dir, name));
+    this.#temps.delete(temp);
     return name;
   }
 
   async discard(name: string): Promise<void> {
+    this.#temps.delete(name);
     await unlink(join(this.dir, name)).catch(() => undefined);
+  }
+
+  /**
+   * Removes the temporary blobs of uploads still under way: at shutdown, once every connection
+   * is closed, none of them can complete any more.
+   */
+  async discardTemps(): Promise<void> {
+    for (const temp of [...this.#temps]) await this.discard(temp);
   }
 
   readAll(name: string): Promise<Buffer> {

@@ -199,7 +199,8 @@ function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScena
   try {
     return loadScenario(ref, now, cwd);
   } catch (e) {
-    throw new StartupError((e as Error).message);
+    // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
+    throw new StartupError((e as Error).message, { cause: e });
   }
 }
 

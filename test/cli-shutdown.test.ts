@@ -1,0 +1,119 @@
+/**
+ * SIGTERM while a 50 MB upload streams, on the real CLI: one line saying what it waits for, the
+ * upload answered if it completes within the grace period and cut off (logged, its temporary
+ * blob removed) if not, exit 0.
+ */
+import { afterEach, beforeEach, expect, test } from '@jest/globals';
+import { existsSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCli, type RunningCli } from './cli-process.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cbm-stop-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const MB = 1024 * 1024;
+const HEAD = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
+const TAIL = Buffer.from('\r\n--b--\r\n');
+const blobsDir = () => join(dir, 'data', 'blobs');
+const temps = () => readdirSync(blobsDir()).filter((f) => f.startsWith('.tmp-'));
+
+/** Starts a 50 MB upload and sends its first 25 MB; resolves once the mock is writing it to disk. */
+async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Promise<IncomingMessage> }> {
+  const u = new URL(`${url}/sessions/sess_demo/files`);
+  const req = request({
+    host: u.hostname,
+    port: u.port,
+    path: u.pathname,
+    method: 'POST',
+    headers: { Authorization: 'Bearer sk_test_demo', 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': HEAD.length + 50 * MB + TAIL.length },
+  });
+  const answer = new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+  });
+  answer.catch(() => undefined);
+  const writing = new Promise<void>((resolve) => {
+    const watcher = watch(blobsDir(), () => {
+      if (temps().length) watcher.close(), resolve();
+    });
+    if (temps().length) watcher.close(), resolve();
+  });
+  req.write(HEAD);
+  req.write(Buffer.alloc(25 * MB, 1));
+  await writing;
+  return { req, answer };
+}
+
+/** Resolves when the CLI has printed a line matching `re`. */
+function printed(cli: RunningCli, re: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const streams = [cli.child.stdout!, cli.child.stderr!];
+    const check = () => re.test(cli.output()) && (streams.forEach((s) => s.off('data', check)), resolve());
+    streams.forEach((s) => s.on('data', check));
+    check();
+  });
+}
+
+const logLines = (cli: RunningCli) => cli.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+const ARGS = ['--port', '0', '--data-dir', 'data'];
+
+test('an upload still streaming 8 s after SIGTERM is cut off, logged, its temporary blob removed; exit 0', async () => {
+  const cli = await startCli(ARGS, { cwd: dir });
+  expect(existsSync(blobsDir())).toBe(true);
+  const { answer } = await halfUpload(cli.url);
+  cli.child.kill('SIGTERM');
+  await printed(cli, /^cloud-browser-mock stopping: waiting for 1 request \(up to 8 s\)$/m);
+  await expect(answer).rejects.toThrow(/socket hang up|ECONNRESET|EPIPE/);
+  expect(await cli.exited).toBe(0);
+  const lines = logLines(cli);
+  expect(lines).toContainEqual(expect.objectContaining({ method: 'POST', url: '/sessions/sess_demo/files', operationId: 'uploadSessionFile', status: 0 }));
+  expect(lines).toContainEqual(expect.objectContaining({ method: 'POST', url: '/sessions/sess_demo/files', msg: 'shutdown: request cut off after 8 s' }));
+  expect(temps()).toEqual([]);
+});
+
+test('an upload that completes after SIGTERM, within the grace period, is answered 201 and kept', async () => {
+  const cli = await startCli(ARGS, { cwd: dir });
+  const { req, answer } = await halfUpload(cli.url);
+  cli.child.kill('SIGTERM');
+  await printed(cli, /stopping: waiting for 1 request/);
+  req.end(Buffer.concat([Buffer.alloc(25 * MB, 2), TAIL]));
+  const res = await answer;
+  expect(res.statusCode).toBe(201);
+  const body = JSON.parse(await new Promise<string>((resolve) => {
+    let text = '';
+    res.on('data', (c) => (text += c));
+    res.on('end', () => resolve(text));
+  }));
+  expect(body.size).toBe(50 * MB);
+  expect(await cli.exited).toBe(0);
+  expect(temps()).toEqual([]);
+
+  const again = await startCli([...ARGS, '--log-level', 'silent'], { cwd: dir });
+  try {
+    const listed = (await (await fetch(`${again.url}/sessions/sess_demo/files`, { headers: { Authorization: 'Bearer sk_test_demo' } })).json()) as any;
+    expect(listed.files.map((f: any) => f.id)).toContain(body.id);
+  } finally {
+    again.child.kill('SIGTERM');
+    await again.exited;
+  }
+});
+
+test('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
+  const cli = await startCli(ARGS, { cwd: dir });
+  const { answer } = await halfUpload(cli.url);
+  cli.child.kill('SIGTERM');
+  await printed(cli, /stopping: waiting for 1 request/);
+  cli.child.kill('SIGINT');
+  expect(await cli.exited).toBeNull();
+  expect(cli.child.signalCode).toBe('SIGINT');
+  await expect(answer).rejects.toThrow();
+  const again = await startCli([...ARGS, '--log-level', 'silent'], { cwd: dir });
+  expect(temps()).toEqual([]);
+  again.child.kill('SIGTERM');
+  expect(await again.exited).toBe(0);
+});
