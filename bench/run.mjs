@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --with-prism] [--rounds N] [--duration S] [--only PHASES]`
+ * `npm run bench [-- --with-prism] [--rounds N] [--duration S] [--only cold,main,scale,upload,proxy]`
  *
  * Measures the mock as users run it (the CLI in a child process, file-backed store, logging at the
  * default level) against a bare node:http server answering the same bytes (the ceiling) and,
@@ -30,7 +30,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     'cold-starts': { type: 'string', default: '5' },
-    only: { type: 'string', default: 'cold,main,scale,upload' },
+    only: { type: 'string', default: 'cold,main,scale,upload,proxy' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results.json') },
   },
 });
@@ -421,6 +421,51 @@ async function uploadPhase() {
   await mock.stop();
 }
 
+/**
+ * What --upstream adds per request: listSessionFiles straight to a mock, and through a second mock
+ * proxying to it (both the CLI with default logging), at 1 connection (latency) and at
+ * CONNECTIONS (throughput), rounds alternating the two.
+ */
+async function proxyPhase() {
+  log(`proxy: listSessionFiles direct vs through --upstream, 1 and ${CONNECTIONS} connections, ${ROUNDS} alternating rounds`);
+  const upstream = await startMock({ name: 'mock-upstream' });
+  const proxy = await startMock({ name: 'mock-proxy', extra: ['--upstream', upstream.url] });
+  const ep = ENDPOINTS.find((e) => e.key === 'listSessionFiles');
+  const targets = [
+    { key: 'direct', server: upstream },
+    { key: 'proxied', server: proxy },
+  ];
+  const run = (server, connections, duration = DURATION) =>
+    load({ url: `${server.url}${ep.path}${ep.query}`, connections, duration, method: ep.method, headers: ep.headers('proxy') });
+  for (const t of targets) await run(t.server, CONNECTIONS, WARMUP);
+  const runs = { direct: { at1: [], atN: [] }, proxied: { at1: [], atN: [] } };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...targets].reverse() : targets;
+    for (const [level, connections] of [['at1', 1], ['atN', CONNECTIONS]]) {
+      for (const t of order) {
+        await settle(SETTLE_MS);
+        const r = await run(t.server, connections);
+        runs[t.key][level].push(r);
+        log(`round ${round + 1} ${t.key.padEnd(8)} ${String(connections).padStart(3)}c ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors + r.non2xx ? `  (${r.errors} errors, ${r.non2xx} non-2xx)` : ''}`);
+      }
+    }
+  }
+  const proxyRss = proxy.rss();
+  await proxy.stop();
+  await upstream.stop();
+  const per = (key, level) => medianRun(runs[key][level]);
+  const within = (level, f) => median(runs.proxied[level].map((r, i) => f(r, runs.direct[level][i])));
+  results.proxy = {
+    direct: { at1: per('direct', 'at1'), atN: per('direct', 'atN') },
+    proxied: { at1: per('proxied', 'at1'), atN: per('proxied', 'atN') },
+    // Per round, proxied minus direct (they ran back to back), then the median over rounds.
+    addedP50Ms: within('at1', (p, d) => p.p50 - d.p50),
+    addedP99Ms: within('at1', (p, d) => p.p99 - d.p99),
+    throughputRatio: within('atN', (p, d) => p.rps / d.rps),
+    proxyRssMiB: proxyRss,
+  };
+}
+
 // ---------------------------------------------------------------------------------- report
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
@@ -514,6 +559,13 @@ function table() {
     lines.push(`Upload of 100 MiB: ${u.status} in ${fmt(u.ms)} ms (${fmt(u.mibPerSecond)} MiB/s), checksum ${u.ok ? 'matches' : 'WRONG'}; RSS ${fmt(u.rssBeforeMiB, 1)} → peak ${fmt(u.peakRssMiB, 1)} MiB (+${fmt(u.peakGrowthMiB, 1)} MiB)`);
     lines.push('');
   }
+  if (results.proxy) {
+    const p = results.proxy;
+    lines.push(`Proxy (--upstream, the mock as upstream): listSessionFiles limit=100, median of ${ROUNDS} alternating rounds`);
+    lines.push(`  1 connection      direct p50 ${fmt(p.direct.at1.p50, 2)} ms  p99 ${fmt(p.direct.at1.p99, 2)} ms   proxied p50 ${fmt(p.proxied.at1.p50, 2)} ms  p99 ${fmt(p.proxied.at1.p99, 2)} ms   added p50 ${fmt(p.addedP50Ms, 2)} ms, p99 ${fmt(p.addedP99Ms, 2)} ms`);
+    lines.push(`  ${String(CONNECTIONS).padEnd(2)} connections    direct ${fmt(p.direct.atN.rps)} req/s   proxied ${fmt(p.proxied.atN.rps)} req/s   proxied/direct ${times(p.throughputRatio)}   proxy RSS ${fmt(p.proxyRssMiB, 1)} MiB`);
+    lines.push('');
+  }
   const m = results.machine;
   lines.push(`Load average ${m.loadAverageBefore.join(' ')} before, ${m.loadAverageAfter.join(' ')} after; CPU stolen by the host during the run: ${m.cpuStealSeconds} s`);
   lines.push('');
@@ -533,6 +585,7 @@ async function main() {
   if (PHASES.has('main')) await mainPhase(prism, prismDoc);
   if (PHASES.has('scale')) await scalePhase();
   if (PHASES.has('upload')) await uploadPhase();
+  if (PHASES.has('proxy')) await proxyPhase();
   results.machine.loadAverageAfter = loadavg().map((x) => +x.toFixed(2));
   // On a virtual machine, time the host gave to its other guests is time none of the servers had.
   results.machine.cpuStealSeconds = +(stealSeconds() - stealAtStart).toFixed(1);

@@ -15,7 +15,9 @@ import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 import { handleServiceRequest, sendError, sendJsonText, type RequestFacts } from './pipeline.js';
 import { DETAIL, HttpError } from './errors/http-error.js';
-import { Store } from './store/store.js';
+import { StartupError, Store } from './store/store.js';
+import type { DriftLog } from './proxy/drift.js';
+import type { ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
 import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
@@ -33,6 +35,10 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
+  drift?: DriftLog;
+  /** With --record: resolves once everything recorded so far is written. */
+  flushRecording?: () => Promise<void>;
   /**
    * Resets one principal's workspace, or everything a test can change: the clock (back to its
    * state when the mock started), every workspace, the journal, the faults and the coverage.
@@ -57,6 +63,42 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
 }
 
 /**
+ * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
+ */
+async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
+  if (!options.upstream) {
+    if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
+    if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
+    return undefined;
+  }
+  if (options.recordSecretValues && !options.record) throw new StartupError('--record-secret-values needs --record');
+  const { parseUpstream, ProxySetupError, UpstreamUrlError } = await import('./proxy/forward.js');
+  let upstream;
+  try {
+    upstream = parseUpstream(options.upstream, options.upstreamTimeoutSeconds ?? DEFAULTS.upstreamTimeoutSeconds);
+  } catch (e) {
+    if (e instanceof UpstreamUrlError) throw new ProxySetupError(e.message);
+    throw e;
+  }
+  const { DriftLog } = await import('./proxy/drift.js');
+  const drift = new DriftLog(document, clock, logger);
+  let recorder;
+  if (options.record) {
+    const { Recorder } = await import('./proxy/recorder.js');
+    const file = resolve(options.cwd ?? process.cwd(), options.record);
+    recorder = new Recorder(file, { upstreamOrigin: upstream.origin, clock, logger, secretValues: options.recordSecretValues ?? false });
+    try {
+      await recorder.write();
+    } catch (e) {
+      throw new ProxySetupError(`--record ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
+  }
+  logger.info({ upstream: upstream.origin }, 'forwarding service requests to the upstream; the local store is not used');
+  return { upstream, drift, recorder, logger };
+}
+
+/**
  * Creates the mock application.
  *
  * @example
@@ -75,17 +117,20 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
   const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
+  const document = readOpenApi();
+  const operations = buildOperations(document);
+  // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
+  const proxy = await proxyDeps(options, document, clock, logger);
   const store = await Store.open({
-    inMemory: options.inMemory ?? !options.dataDir,
-    dataDir: options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
+    // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
+    inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
+    dataDir: !proxy && options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
     scenario: options.scenario ?? DEFAULTS.scenario,
     seed: options.seed ?? DEFAULTS.seed,
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
   });
-  const document = readOpenApi();
-  const operations = buildOperations(document);
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
@@ -112,6 +157,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),
     keyPrincipals: new Map<string, string>(),
+    proxy,
   };
 
   const app = express() as unknown as MockApp;
@@ -178,6 +224,8 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       serviceOperationIds: operations.map((o) => o.id),
+      drift: deps.proxy?.drift,
+      operations,
     }),
   );
 
@@ -206,8 +254,13 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
+    drift: deps.proxy?.drift,
+    flushRecording: deps.proxy?.recorder ? () => deps.proxy!.recorder!.flush() : undefined,
     reset,
-    close: () => store.close(),
+    close: async () => {
+      await deps.proxy?.recorder?.flush();
+      await store.close();
+    },
   };
   return app;
 }

@@ -115,6 +115,29 @@ export const FLAGS: Record<string, FlagSpec> = {
     help: 'check every response against openapi.json (slower; on in the test suite)',
     set: (o, v) => void (o.validateResponses = v === true),
   },
+  upstream: {
+    value: 'URL',
+    help: 'forward service requests to the real service at URL and report drift at /__mock/drift (default off)',
+    set: (o, v) => (/^https?:\/\/[^/?#]/i.test(String(v)) && URL.canParse(String(v)) ? void (o.upstream = String(v)) : 'must be an http:// or https:// URL'),
+  },
+  'upstream-timeout': {
+    value: 'DURATION',
+    help: 'how long the upstream may stay silent before a 504: seconds or 90s, 2m (default 30s)',
+    set: (o, v) => {
+      const seconds = parseDuration(String(v));
+      if (seconds === null || seconds <= 0) return 'must be a positive duration such as 30, 90s or 2m';
+      o.upstreamTimeoutSeconds = seconds;
+    },
+  },
+  record: {
+    value: 'FILE',
+    help: 'with --upstream: keep what the real service answered in a scenario file (default off)',
+    set: (o, v) => (v === '' ? 'must name a file' : void (o.record = String(v))),
+  },
+  'record-secret-values': {
+    help: 'with --record: keep secret values read through getSecret (default: placeholders)',
+    set: (o, v) => void (o.recordSecretValues = v === true),
+  },
   help: { help: 'show this help', noEnv: true },
   version: { help: 'print the version', noEnv: true },
 };
@@ -217,6 +240,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     if (dirByFlag) options.inMemory = false;
     else delete options.dataDir;
   }
+  // A recording is made of the real service's answers: it needs the proxy.
+  if (options.record !== undefined && !options.upstream) throw new UsageError(`${from.record} needs --upstream: a recording is made of what the real service answers`);
+  if (options.recordSecretValues && options.record === undefined) throw new UsageError(`${from['record-secret-values']} needs --record`);
   options.port ??= DEFAULTS.port;
   options.host ??= DEFAULTS.host;
   options.inMemory ??= false;

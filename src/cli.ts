@@ -11,6 +11,7 @@ import { ScenarioError } from './scenarios/scenario.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from './server.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from './store/store.js';
+import { ProxySetupError } from './proxy/forward.js';
 
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
@@ -21,6 +22,7 @@ const listeningLine = (server: MockServer) => ` listening on ${server.url} (set 
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   const { port, host } = parsed.options;
   if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario ?? '--scenario'}: ${e.message}`, 2];
+  if (e instanceof ProxySetupError) return [e.message, 2];
   if (e instanceof StartupError) return [e.message, 1];
   const err = e as NodeJS.ErrnoException & { syscall?: string };
   if (err.syscall === 'listen') {

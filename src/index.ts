@@ -9,3 +9,5 @@ export { Clock } from './mock/clock.js';
 export { DETAIL } from './errors/http-error.js';
 export { MSG as PYDANTIC_MESSAGES } from './errors/catalogue.js';
 export { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
+export type { DriftProblem, DriftRecord } from './proxy/drift.js';
+export { RECORDED_API_KEY, RECORDED_USER } from './proxy/recorder.js';

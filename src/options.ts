@@ -38,6 +38,17 @@ export interface MockOptions {
   clock?: Clock;
   /** Directory relative scenario paths resolve against. Default process.cwd(). */
   cwd?: string;
+  /**
+   * The real service's base URL (http or https). Service requests are then forwarded to it and
+   * its answers checked for drift against openapi.json; the local store is not used.
+   */
+  upstream?: string;
+  /** How long the upstream may stay silent (connecting, answering, or mid-body), in seconds. Default 30. */
+  upstreamTimeoutSeconds?: number;
+  /** With `upstream`: a scenario file kept up to date with what the real service answered. */
+  record?: string;
+  /** With `record`: keep secret values read through getSecret (default: placeholders). */
+  recordSecretValues?: boolean;
 }
 
 export const DEFAULTS = {
@@ -50,4 +61,5 @@ export const DEFAULTS = {
   port: 8000,
   host: '127.0.0.1',
   dataDir: '.cloud-browser-mock',
+  upstreamTimeoutSeconds: 30,
 };

@@ -21,6 +21,7 @@ import { redactBody } from './mock/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
 import { toPlain } from './python/values.js';
 import { validateInput } from './validation/input.js';
+import { proxyRequest, type ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 
 export interface PipelineDeps {
@@ -36,6 +37,8 @@ export interface PipelineDeps {
   /** token → principal for API keys (see AuthContext). */
   keyPrincipals?: Map<string, string>;
   faults?: Faults;
+  /** With --upstream: the proxy stage replaces read-body → validate → operate. */
+  proxy?: ProxyDeps;
 }
 
 /** Facts about the request that the log line wants. */
@@ -144,6 +147,12 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
       return true;
     }
     sendJsonText(res, fault.status, JSON.stringify(fault.body), fault.headers);
+    return true;
+  }
+  if (deps.proxy) {
+    const principal = op.secured ? principalOrNull(req.headers.authorization, auth) : null;
+    if (principal) facts.principal = principal;
+    await proxyRequest(req, res, op, route.pathParams, rawQuery, deps.proxy, facts);
     return true;
   }
   let body: ParsedBody = { kind: 'none' };

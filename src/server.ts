@@ -5,6 +5,7 @@ import { createApp, type MockApp } from './app.js';
 import type { Clock } from './mock/clock.js';
 import type { Faults } from './mock/faults.js';
 import type { JournalEntry, JournalFilter } from './mock/journal.js';
+import type { DriftRecord } from './proxy/drift.js';
 import { exportSnapshot } from './mock/snapshots.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 
@@ -49,6 +50,19 @@ export interface MockServer {
   requests(filter?: JournalFilter): JournalEntry[];
   /** A principal's full snapshot (sessions, files, mailboxes, secrets with values). */
   workspace(principal: string): ReturnType<typeof exportSnapshot>;
+  /**
+   * With `upstream`: where the real service's answers (`source: 'service'`) or the client's
+   * requests (`source: 'client'`) left openapi.json, deduplicated, with counts. Empty otherwise.
+   *
+   * @example
+   * ```ts
+   * const proxy = await startMockServer({ upstream: 'https://api.example.com', record: 'recorded.json' });
+   * // … run the client's suite against proxy.url …
+   * expect(proxy.drift()).toEqual([]);
+   * await proxy.close(); // recorded.json is complete; serve it with { scenario: 'recorded.json' }
+   * ```
+   */
+  drift(): DriftRecord[];
 }
 
 /**
@@ -113,6 +127,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     faults: app.mock.faults,
     requests: (filter) => app.mock.journal.list(filter),
     workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
+    drift: () => app.mock.drift?.list() ?? [],
     pendingRequests: () => inFlight.size,
     close: () =>
       (closing ??= (async () => {

@@ -27,6 +27,9 @@ import type { Journal } from './journal.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { parseDuration } from '../cli-args.js';
+import type { Operation } from '../openapi.js';
+import type { DriftLog } from '../proxy/drift.js';
+import { driftRoutes } from './drift-routes.js';
 
 export interface ControlPlaneDeps {
   store: Store;
@@ -40,6 +43,9 @@ export interface ControlPlaneDeps {
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** Drift records of the --upstream proxy (its routes live in drift-routes.ts). */
+  drift?: DriftLog;
+  operations?: Operation[];
 }
 
 export function readControlPlaneDocument(): Record<string, any> {
@@ -309,6 +315,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     json(res, 200, deps.coverage.report());
   }));
 
+  router.use(driftRoutes(deps.drift, deps.operations ?? []));
   router.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
   router.use((e: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (e instanceof HttpError) return sendError(res, e);

@@ -37,6 +37,10 @@ export interface ScenarioFileRecord {
   expires_at: string;
   source: StoredFile['source'];
   content?: string;
+  /** Any bytes, base64-encoded (a recording's downloads); never together with `content`. */
+  content_base64?: string;
+  /** Ignored on load; a recording explains here what it could not capture. */
+  note?: string;
 }
 
 /** A scenario loaded at an instant: its template workspace has absolute timestamps. */
@@ -102,7 +106,9 @@ export function readScenarioFile(ref: string, cwd?: string, { trustBuiltIn = fal
   if (problem) {
     const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
     const extra = problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
-    throw new ScenarioError(`scenario file ${file}: ${where} ${problem.message}${extra}`);
+    // The schema's only `not` is the file record's: content and content_base64 exclude each other.
+    const message = problem.keyword === 'not' ? 'has both content and content_base64; give one' : problem.message;
+    throw new ScenarioError(`scenario file ${file}: ${where} ${message}${extra}`);
   }
   checkConsistency(data as ScenarioFile, file);
   return data as ScenarioFile;
@@ -129,9 +135,15 @@ function checkConsistency(s: ScenarioFile, file: string) {
       if (seen.has(f.id)) fail(`${where}.id`, `repeats ${f.id}`);
       seen.add(f.id);
       if (f.content !== undefined && Buffer.byteLength(f.content, 'utf8') !== f.size) fail(`${where}.size`, `is ${f.size} but content has ${Buffer.byteLength(f.content, 'utf8')} bytes`);
+      if (f.content_base64 !== undefined) {
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(f.content_base64) || f.content_base64.length % 4 !== 0) fail(`${where}.content_base64`, 'is not base64');
+        const n = Buffer.from(f.content_base64, 'base64').length;
+        if (n !== f.size) fail(`${where}.size`, `is ${f.size} but content_base64 has ${n} bytes`);
+      }
       // Checking every derived checksum would cost seconds on the 5,000-file scenario; literal
       // content is checked, derived bytes are checked by the fixture tests.
-      if (f.content !== undefined && sha256Hex(scenarioFileBytes(f)) !== f.checksum) fail(`${where}.checksum`, 'is not the SHA-256 of content');
+      const literal = f.content !== undefined ? 'content' : f.content_base64 !== undefined ? 'content_base64' : null;
+      if (literal && sha256Hex(scenarioFileBytes(f)) !== f.checksum) fail(`${where}.checksum`, `is not the SHA-256 of ${literal}`);
     });
   });
   s.mailboxes.forEach((m, i) => {
@@ -154,7 +166,7 @@ export function loadScenario(ref: string, now: number, cwd?: string): LoadedScen
     id: session.id,
     actions: session.actions as StoredSession['actions'],
     files: session.files
-      .map((f) => ({ ...f, session_id: session.id, created_at: at(f.created_at), expires_at: at(f.expires_at) }))
+      .map(({ note: _note, ...f }) => ({ ...f, session_id: session.id, created_at: at(f.created_at), expires_at: at(f.expires_at) }))
       .sort(compareFiles),
   }));
   const mailboxes: StoredMailbox[] = s.mailboxes.map((m) => ({ ...m, created_at: atOrNull(m.created_at), updated_at: atOrNull(m.updated_at) }));

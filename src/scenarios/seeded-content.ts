@@ -16,7 +16,9 @@ export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** The bytes a scenario file record stands for: its literal content, else derived ones. */
-export function scenarioFileBytes(file: { id: string; size: number; content?: string }): Buffer {
-  return file.content !== undefined ? Buffer.from(file.content, 'utf8') : seededBytes(file.id, file.size);
+/** The bytes a scenario file record stands for: its literal content (UTF-8 or base64), else derived ones. */
+export function scenarioFileBytes(file: { id: string; size: number; content?: string; content_base64?: string }): Buffer {
+  if (file.content !== undefined) return Buffer.from(file.content, 'utf8');
+  if (file.content_base64 !== undefined) return Buffer.from(file.content_base64, 'base64');
+  return seededBytes(file.id, file.size);
 }

@@ -17,6 +17,8 @@ export interface StoredFile {
   blob?: string;
   /** Literal UTF-8 content of a scenario file; absent: bytes are derived from id and size. */
   content?: string;
+  /** Literal bytes of a scenario file, base64-encoded (a recording's downloads). */
+  content_base64?: string;
 }
 
 export type Action = Record<string, unknown> & { type: string };

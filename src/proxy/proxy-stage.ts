@@ -1,0 +1,180 @@
+/**
+ * The proxy stage (`--upstream`): in the pipeline it takes the place of read-body → validate →
+ * operate, after routing and faults. The request goes to the real service as it came; a bounded
+ * copy of a JSON or form body is validated afterwards, never blocking (a forbidden request is
+ * forwarded and becomes client drift); the real answer goes back unchanged and is checked for
+ * drift and, with --record, recorded. The local store is never touched.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { Logger } from 'pino';
+import type { PydanticError } from '../errors/catalogue.js';
+import { HttpError } from '../errors/http-error.js';
+import { MAX_FORM_BODY, isJsonType, type ParsedBody } from '../http/body.js';
+import { redactBody } from '../mock/journal.js';
+import type { Operation } from '../openapi.js';
+import { JsonDecodeError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
+import { parseQuery, pyParseQsl } from '../python/url.js';
+import { toPlain } from '../python/values.js';
+import { validateInput } from '../validation/input.js';
+import { typeName, type DriftLog, type DriftProblem } from './drift.js';
+import { forward, type Upstream } from './forward.js';
+import { MAX_RECORDED_BYTES, type Recorder } from './recorder.js';
+
+export interface ProxyDeps {
+  upstream: Upstream;
+  drift: DriftLog;
+  recorder?: Recorder;
+  logger: Logger;
+}
+
+/** What the stage tells the journal (the same facts the local pipeline gives it). */
+export interface ProxyFacts {
+  body?: unknown;
+}
+
+/** JSON answers are kept up to this size for the drift check; larger ones are passed on unchecked. */
+const MAX_CHECKED_JSON = 8 * 1024 * 1024;
+
+const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0].trim().toLowerCase();
+
+/** A kept copy of some bytes, dropped (`over`) once past its limit. */
+class Kept {
+  chunks: Buffer[] = [];
+  size = 0;
+  over = false;
+  constructor(private readonly limit: number) {}
+  add(chunk: Buffer) {
+    this.size += chunk.length;
+    if (this.over) return;
+    if (this.size > this.limit) {
+      this.over = true;
+      this.chunks = [];
+    } else this.chunks.push(chunk);
+  }
+  bytes(): Buffer | undefined {
+    return this.over ? undefined : Buffer.concat(this.chunks);
+  }
+}
+
+function decoded(body: Buffer, encoding: string | undefined): Buffer | undefined {
+  try {
+    switch ((encoding ?? 'identity').trim().toLowerCase()) {
+      case 'identity':
+        return body;
+      case 'gzip':
+      case 'x-gzip':
+        return gunzipSync(body);
+      case 'deflate':
+        return inflateSync(body);
+      case 'br':
+        return brotliDecompressSync(body);
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request as the validator sees it; multipart uploads stream and are not parsed here. */
+function parsedRequest(op: Operation, req: IncomingMessage, kept: Kept): { body: ParsedBody; problems: DriftProblem[]; journal: unknown } {
+  const raw = kept.bytes();
+  const ct = req.headers['content-type'];
+  if (!op.body || op.body.kind === 'multipart' || !raw) return { body: { kind: 'none' }, problems: [], journal: kept.size ? { streamed_bytes: kept.size } : null };
+  if (op.body.kind === 'json') {
+    if (!raw.length) return { body: { kind: 'none' }, problems: [], journal: null };
+    if (!isJsonType(ct)) return { body: { kind: 'raw', text: raw.toString('utf8') }, problems: [], journal: { unparsed_bytes: raw.length } };
+    try {
+      const value = pyJsonLoads(decodeJsonBytes(raw));
+      return { body: { kind: 'json', value }, problems: [], journal: redactBody(op.id, toPlain(value)) };
+    } catch (e) {
+      const problem = { where: 'body', what: e instanceof JsonDecodeError ? 'json_invalid' : 'undecodable body', expected: 'JSON', got: 'unparseable text' };
+      return { body: { kind: 'none' }, problems: [problem], journal: { unparsed_bytes: raw.length } };
+    }
+  }
+  if (mediaType(ct) !== 'application/x-www-form-urlencoded') return { body: { kind: 'form', fields: new Map(), discarded: [] }, problems: [], journal: null };
+  const pairs = pyParseQsl(raw.toString('latin1'));
+  const fields = new Map(pairs.map(([k, v]) => [k, { type: 'field' as const, value: v }]));
+  return { body: { kind: 'form', fields, discarded: [] }, problems: [], journal: redactBody(op.id, Object.fromEntries(pairs)) };
+}
+
+/** Client drift: what the validator would have answered 422 for, as problems naming types only. */
+function requestProblems(op: Operation, req: IncomingMessage, pathParams: Record<string, string>, rawQuery: string, parsed: ReturnType<typeof parsedRequest>): DriftProblem[] {
+  if (parsed.problems.length) return parsed.problems;
+  // A multipart body is not parsed (it streams): its parameters are still checked.
+  const checked = op.body?.kind === 'multipart' ? { ...op, body: undefined } : op;
+  try {
+    validateInput(checked, { path: pathParams, query: parseQuery(rawQuery), headers: req.headers }, parsed.body);
+    return [];
+  } catch (e) {
+    if (!(e instanceof HttpError) || !Array.isArray(e.detail)) return [];
+    return (e.detail as PydanticError[]).map((d) => ({ where: d.loc.join('.'), what: d.type, expected: d.msg, got: d.type === 'missing' ? 'absent' : typeName(d.input) }));
+  }
+}
+
+/** Forwards one service request; resolves when the exchange is over. */
+export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Operation, pathParams: Record<string, string>, rawQuery: string, deps: ProxyDeps, facts: ProxyFacts): Promise<void> {
+  const requestCopy = new Kept(op.body && op.body.kind !== 'multipart' ? MAX_FORM_BODY : 0);
+  const isDownload = op.id === 'downloadSessionFile';
+  let status = 0;
+  let contentType: string | undefined;
+  let encoding: string | undefined;
+  let responseCopy: Kept | undefined;
+  let hash: ReturnType<typeof createHash> | undefined;
+  let headers: IncomingMessage['headers'] = {};
+  // The journal reads facts.body when the answer finishes: set it as soon as the body is in.
+  let parsed: ReturnType<typeof parsedRequest> | undefined;
+  const parseRequest = () => {
+    parsed ??= parsedRequest(op, req, requestCopy);
+    facts.body = parsed.journal;
+    return parsed;
+  };
+  req.once('end', parseRequest);
+  return new Promise((resolve) => {
+    forward(req, res, deps.upstream, {
+      onRequestChunk: (chunk) => requestCopy.add(chunk),
+      onResponse: (upRes) => {
+        status = upRes.statusCode ?? 0;
+        headers = upRes.headers;
+        contentType = upRes.headers['content-type'];
+        encoding = upRes.headers['content-encoding'];
+        const download = isDownload && status === 200;
+        if (download) hash = createHash('sha256');
+        // Download bytes are kept only for a recording, and only up to its limit.
+        responseCopy = new Kept(download ? (deps.recorder ? MAX_RECORDED_BYTES : 0) : MAX_CHECKED_JSON);
+      },
+      onResponseChunk: (chunk) => {
+        hash?.update(chunk);
+        responseCopy!.add(chunk);
+      },
+      onEnd: ({ complete, failure }) => {
+        try {
+          const parsed = parseRequest();
+          if (failure) deps.logger.warn({ operationId: op.id, upstream: deps.upstream.origin, status: failure.status }, failure.detail);
+          if (!complete || failure) return;
+          deps.drift.record('client', op, status, requestProblems(op, req, pathParams, rawQuery, parsed));
+          const kept = responseCopy?.bytes();
+          const body = kept && !hash ? decoded(kept, encoding) : undefined;
+          deps.drift.record('service', op, status, deps.drift.checkResponse(op, status, contentType, hash ? undefined : body));
+          if (!deps.recorder) return;
+          let json: unknown;
+          if (body && isJsonType(contentType)) {
+            try {
+              json = JSON.parse(body.toString('utf8'));
+            } catch {
+              json = undefined;
+            }
+          }
+          const download = hash ? { bytes: encoding && encoding !== 'identity' ? undefined : kept, size: responseCopy!.size, checksum: hash.digest('hex'), contentType, disposition: headers['content-disposition'] } : undefined;
+          deps.recorder.observe({ operationId: op.id, status, pathParams, query: parseQuery(rawQuery), json, download });
+        } catch (e) {
+          deps.logger.error({ err: e, operationId: op.id }, 'proxy bookkeeping failed');
+        } finally {
+          resolve();
+        }
+      },
+    });
+  });
+}
