@@ -39,11 +39,15 @@ RUN if ! npm ci --omit=dev --no-audit --no-fund 2>/tmp/npm-ci.err; then \
 FROM node:22-bookworm-slim
 WORKDIR /app
 # Listen on every interface inside the container (the CLI's own default stays loopback), keep
-# state in the volume below. Any CBM_* variable or flag can still override these.
+# state in the volume below, and answer any Host name: other containers reach the mock by their
+# service name (cloud-browser-mock:8000), which no fixed list can know. The price is that the
+# DNS-rebinding protection is off in the image (README, Guarantees). Any CBM_* variable or flag
+# can still override these.
 ENV NODE_ENV=production \
     CBM_HOST=0.0.0.0 \
     CBM_PORT=8000 \
-    CBM_DATA_DIR=/data
+    CBM_DATA_DIR=/data \
+    CBM_ALLOWED_HOSTS="*"
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY package.json openapi.json control-plane.openapi.json README.md LICENSE ./

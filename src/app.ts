@@ -7,6 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { corsMiddleware } from './cors.js';
+import { allowedHostsGuard } from './guards/allowed-hosts.js';
+import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
 import { Clock } from './mock/clock.js';
@@ -22,7 +24,7 @@ import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
 import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './mock/journal.js';
+import { DEFAULT_JOURNAL_SIZE, Journal, REDACTED, redactQuery } from './mock/journal.js';
 import { isMockOwnPath, nearMiss } from './mock/near-miss.js';
 import { parseQuery } from './python/url.js';
 
@@ -112,7 +114,7 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
  * await app.mock.close();
  * ```
  */
-export async function createApp(options: MockOptions = {}): Promise<MockApp> {
+export async function createApp(options: MockOptions & { host?: string } = {}): Promise<MockApp> {
   const clock = options.clock ?? new Clock();
   // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
   const clockAtStart = clock.state();
@@ -153,6 +155,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     config: {
       fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
+      tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: new WeakMap(),
@@ -164,7 +167,13 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  if (options.cors?.length) app.use(corsMiddleware(options.cors));
+  // Before anything answers: a request addressed by a foreign name (DNS rebinding) gets nothing.
+  app.use(allowedHostsGuard(options.allowedHosts ?? [], options.host));
+  if (options.cors?.length) {
+    // The control plane never takes part in CORS: no page on another origin may read it.
+    const cors = corsMiddleware(options.cors);
+    app.use((req: Request, res: Response, next: NextFunction) => (isControlPlanePath(req.url) ? next() : cors(req, res, next)));
+  }
   // Service requests first: they are nearly all the traffic, and each Express layer they would
   // otherwise pass (health, openapi.json, docs, the control plane) costs them time on every
   // request. No service path is one of those paths, so the order changes no answer.
@@ -173,7 +182,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
     const startedAt = clock.now();
     const facts: RequestFacts = {};
     let done = false;
-    const [path, query = ''] = req.originalUrl.split(/\?(.*)/s);
+    const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
     // Service requests, and every request the service would not know (a typo'd URL, a 307):
     // those leave a trace too, with operationId null. The mock's own pages and the control
     // plane never do (CONTRACT §7).
@@ -186,8 +195,11 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
       const operationId = facts.operationId ?? null;
       const principal = facts.principal ?? null;
       const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
-      logger.info({ method: req.method, url: req.originalUrl, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
-      journal.record({ method: req.method, path, query: Object.fromEntries(parseQuery(query)), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
+      // The log line shows the URL with the journal's redactions (a password in /token's query).
+      const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
+      logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
+      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
       if (operationId) coverage.record(operationId, status);
     };
     // Listening from the start: a request cut off while its handler still waits for the body
@@ -213,6 +225,7 @@ export async function createApp(options: MockOptions = {}): Promise<MockApp> {
 
   app.use(
     '/__mock',
+    refuseCrossSite(),
     controlPlane({
       store,
       clock,

@@ -23,25 +23,50 @@ const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 const JWT_HEADER = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 
 /** A signed access token for a scenario user: a compact HS256 JWT whose `sub` is the user. */
-export function issueToken(username: string, key: Buffer, nowMs: number): string {
-  const payload = b64url(JSON.stringify({ sub: username, iat: Math.floor(nowMs / 1000) }));
+export function issueToken(username: string, key: Buffer, nowMs: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): string {
+  const iat = Math.floor(nowMs / 1000);
+  const payload = b64url(JSON.stringify({ sub: username, iat, exp: iat + Math.ceil(ttlMs / 1000) }));
   const sig = createHmac('sha256', key).update(`${JWT_HEADER}.${payload}`).digest('base64url');
   return `${JWT_HEADER}.${payload}.${sig}`;
 }
 
-/** The user a token was issued to, or null when it is not one of ours. */
-export function verifyToken(token: string, key: Buffer): string | null {
+/** Issued tokens live 30 days on the mock's clock unless --token-ttl says otherwise. */
+export const DEFAULT_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Base64url as we write it and nothing else: no padding, and unused low bits zero. Node's
+ * decoder forgives `=`, the `+`/`/` alphabet and stray bits, so several strings decode to one
+ * signature; only the one we issued may be accepted.
+ */
+function isCanonicalBase64url(part: string): boolean {
+  return /^[A-Za-z0-9_-]*$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part;
+}
+
+/** What verifyToken says of a token: ours and valid (the user), ours but expired, or not ours. */
+export type TokenCheck = { user: string } | 'expired' | null;
+
+/**
+ * Checks a token we may have issued. `nowMs` is the mock's clock: a token whose `exp` (or, for
+ * tokens issued before expiries existed, `iat` + ttl) has passed is 'expired'.
+ */
+export function verifyToken(token: string, key: Buffer, nowMs?: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): TokenCheck {
   const parts = token.split('.');
-  if (parts.length !== 3 || parts[0] !== JWT_HEADER) return null;
+  if (parts.length !== 3 || parts[0] !== JWT_HEADER || !isCanonicalBase64url(parts[1]) || !isCanonicalBase64url(parts[2])) return null;
   const expected = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();
   const given = Buffer.from(parts[2], 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let claims: { sub?: unknown; iat?: unknown; exp?: unknown };
   try {
-    const sub = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')).sub;
-    return typeof sub === 'string' ? sub : null;
+    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
   } catch {
     return null;
   }
+  if (typeof claims?.sub !== 'string') return null;
+  if (nowMs !== undefined) {
+    const exp = typeof claims.exp === 'number' ? claims.exp : typeof claims.iat === 'number' ? claims.iat + ttlMs / 1000 : -Infinity;
+    if (nowMs / 1000 >= exp) return 'expired';
+  }
+  return { user: claims.sub };
 }
 
 /**
@@ -59,6 +84,10 @@ export interface AuthContext {
   users: Map<string, string>;
   /** The scenario's API keys → the user each belongs to (CONTRACT §3). */
   apiKeys: Map<string, string>;
+  /** The mock's clock now (ms): issued tokens expire on it. Without it expiry is not checked. */
+  now?: number;
+  /** How long an issued token lives (ms); default 30 days. */
+  tokenTtlMs?: number;
   /** Principals of API-key tokens already seen: a hash per request showed in the profile. */
   keyPrincipals?: Map<string, string>;
 }
@@ -70,8 +99,11 @@ const KEY_PRINCIPALS_KEPT = 4096;
 export function authenticate(header: string | undefined, ctx: AuthContext): string {
   const token = bearerToken(header);
   if (!token) throw unauthorized(DETAIL.invalidCredentials);
-  const user = verifyToken(token, ctx.signingKey);
-  if (user !== null && ctx.users.has(user)) return `user:${user}`;
+  const issued = verifyToken(token, ctx.signingKey, ctx.now, ctx.tokenTtlMs);
+  // An expired token of ours is refused in every mode: in open mode it must not quietly become
+  // an API key with a workspace of its own.
+  if (issued === 'expired') throw unauthorized(DETAIL.invalidCredentials);
+  if (issued !== null && ctx.users.has(issued.user)) return `user:${issued.user}`;
   // A scenario's key is its owner's, as a real account's key is: one workspace for both.
   const owner = ctx.apiKeys.get(token);
   if (owner !== undefined) return `user:${owner}`;

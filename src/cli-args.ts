@@ -10,6 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseCorsOrigins } from './cors.js';
+import { parseAllowedHosts } from './guards/allowed-hosts.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
 import { DEFAULTS } from './options.js';
 import type { ServerOptions } from './server.js';
@@ -78,6 +79,16 @@ export const FLAGS: Record<string, FlagSpec> = {
       o.fileTtlSeconds = seconds;
     },
   },
+  'token-ttl': {
+    value: 'DURATION',
+    help: "how long tokens from POST /token live on the mock's clock: seconds or 90s, 24h, 30d, P30D (default 30d)",
+    set: (o, v) => {
+      const seconds = parseDuration(String(v));
+      // Tokens carry their expiry as a number; a century keeps it far from any precision limit.
+      if (seconds === null || seconds <= 0 || seconds > 100 * 365 * 86400) return 'must be a positive duration up to 100 years such as 3600, 24h, 30d or P30D';
+      o.tokenTtlSeconds = seconds;
+    },
+  },
   'max-upload': {
     value: 'SIZE',
     help: 'upload limit: bytes or 100MiB, 10MB, 512KiB (default 100MiB)',
@@ -104,6 +115,15 @@ export const FLAGS: Record<string, FlagSpec> = {
       const origins = parseCorsOrigins(String(v));
       if (!origins) return 'must be * or comma-separated origins such as http://localhost:5173';
       o.cors = origins;
+    },
+  },
+  'allowed-hosts': {
+    value: 'NAMES',
+    help: 'host names to answer besides localhost, loopback and the listen address: comma-separated, .example.com for subdomains, * for any (default none)',
+    set: (o, v) => {
+      const names = parseAllowedHosts(String(v));
+      if (!names) return 'must be * or comma-separated host names such as mock.internal or .example.com';
+      o.allowedHosts = names;
     },
   },
   'log-level': {

@@ -17,6 +17,8 @@ export interface MockOptions {
   auth?: AuthMode;
   /** File retention in seconds. Default 7 days. */
   fileTtlSeconds?: number;
+  /** How long tokens from `POST /token` live, in seconds on the mock's clock. Default 30 days. */
+  tokenTtlSeconds?: number;
   /** Upload limit in bytes. Default 100 MiB. */
   maxUploadBytes?: number;
   /** Validate every response against openapi.json (a mismatch becomes a 500 and is logged). */
@@ -28,6 +30,11 @@ export interface MockOptions {
    * OPTIONS answers 405 as the service does.
    */
   cors?: string[];
+  /**
+   * Host names the mock answers besides localhost, loopback addresses and its own address
+   * (`.example.com` also allows subdomains; `['*']` any name, as the Docker image does).
+   */
+  allowedHosts?: string[];
   /** Where log lines go; default stdout, as JSON. */
   logDestination?: NodeJS.WritableStream;
   /** How many service requests the journal keeps (a ring buffer). Default 1,000. */
@@ -57,6 +64,7 @@ export const DEFAULTS = {
   auth: 'open' as AuthMode,
   fileTtlSeconds: 7 * 24 * 3600,
   maxUploadBytes: 100 * 1024 * 1024,
+  tokenTtlSeconds: 30 * 24 * 3600,
   logLevel: 'info',
   port: 8000,
   host: '127.0.0.1',

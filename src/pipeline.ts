@@ -135,6 +135,8 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     users: deps.store.scenario.users,
     apiKeys: deps.store.scenario.apiKeys,
     keyPrincipals: deps.keyPrincipals,
+    now: deps.clock.now(),
+    tokenTtlMs: deps.config.tokenTtlMs,
   };
   // A fault stands for the service failing: it applies right after routing, before anything
   // about the request is checked (CONTRACT §7).

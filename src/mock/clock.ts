@@ -2,6 +2,25 @@
  * The mock's clock. Every timestamp the service writes and every expiry check reads it, so a
  * test can move time instead of sleeping. Real time plus an offset, or frozen at an instant.
  */
+/**
+ * The instants a Pydantic datetime can hold, and so every timestamp the service may write:
+ * 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. A clock outside them would stamp records
+ * the service cannot serialise, and they would answer 500 for good (they are persisted).
+ */
+export const MIN_INSTANT = -62135596800000;
+export const MAX_INSTANT = 253402300799999;
+
+export function isRepresentable(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= MIN_INSTANT && ms <= MAX_INSTANT;
+}
+
+/** An instant moved into the representable range: derived instants (an expiry) end at 9999. */
+export function clampInstant(ms: number): number {
+  return Math.min(MAX_INSTANT, Math.max(MIN_INSTANT, ms));
+}
+
+export class ClockRangeError extends RangeError {}
+
 export class Clock {
   #offsetMs = 0;
   #frozenAt: number | null = null;
@@ -9,7 +28,8 @@ export class Clock {
   constructor(private readonly realNow: () => number = Date.now) {}
 
   now(): number {
-    return this.#frozenAt ?? this.realNow() + this.#offsetMs;
+    // A running clock set near the end of year 9999 would run past it: it stops there instead.
+    return this.#frozenAt ?? clampInstant(this.realNow() + this.#offsetMs);
   }
 
   get frozen(): boolean {
@@ -23,11 +43,13 @@ export class Clock {
 
   /** Freezes the clock at an instant. */
   set(ms: number): void {
+    checkInstant(ms);
     this.#frozenAt = ms;
   }
 
   /** Moves a frozen clock's instant (it stays frozen) or a running clock's offset. */
   advance(ms: number): void {
+    checkInstant(this.now() + ms);
     if (this.#frozenAt !== null) this.#frozenAt += ms;
     else this.#offsetMs += ms;
   }
@@ -51,6 +73,10 @@ export class Clock {
 export interface ClockState {
   offsetMs: number;
   frozenAt: number | null;
+}
+
+function checkInstant(ms: number): void {
+  if (!isRepresentable(ms)) throw new ClockRangeError('the clock must stay within years 1 to 9999 (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)');
 }
 
 /**

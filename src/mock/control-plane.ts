@@ -14,17 +14,19 @@ import { mailboxView } from '../operations/mailboxes.js';
 import { fileView, storeUploadedFile } from '../operations/session-files.js';
 import { packageRoot } from '../package-root.js';
 import { sendError, sendJsonText } from '../pipeline.js';
-import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
+import { JsonDecodeError, JsonUndecodableError } from '../python/json-decode.js';
 import { isPyDict } from '../python/values.js';
 import { parseQuery } from '../python/url.js';
 import { parseBoolString, parseIntString, INVALID, validateModel } from '../validation/lax.js';
 import { compileSchema, type FieldSpec } from '../validation/spec.js';
 import type { Store } from '../store/store.js';
-import { isoTime, type Clock } from './clock.js';
+import { ClockRangeError, isoTime, type Clock } from './clock.js';
+import { duplicateIdProblem, faultProblem, parseControlJson, parseInstant, snapshotValueErrors } from './control-input.js';
 import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
 import type { Journal } from './journal.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
+import { sendSnapshot } from './snapshot-stream.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { parseDuration } from '../cli-args.js';
 import type { Operation } from '../openapi.js';
@@ -70,7 +72,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     const raw = await readRaw(req, MAX_CONTROL_BODY);
     let value;
     try {
-      value = raw.length ? pyJsonLoads(decodeJsonBytes(raw)) : null;
+      value = raw.length ? await parseControlJson(raw) : null;
     } catch (e) {
       if (e instanceof JsonDecodeError) throw validationError([err.jsonInvalid(e.pos, e.msg)]);
       if (e instanceof JsonUndecodableError) throw new HttpError(400, DETAIL.bodyParseError);
@@ -142,16 +144,17 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   router.get('/workspaces/:principal', route(async (req, res) => {
     // Uploaded bytes travel as base64 unless ?content=false; seeded bytes are derived anyway.
     const withContent = parseQuery(req.url.split('?')[1] ?? '').get('content') !== 'false';
-    json(res, 200, await exportSnapshot(await deps.store.workspace(String(req.params.principal)), withContent ? deps.store.blobs : undefined));
+    const ws = await deps.store.workspace(String(req.params.principal));
+    if (withContent) await sendSnapshot(res, ws, deps.store.blobs);
+    else json(res, 200, await exportSnapshot(ws));
   }));
 
   router.put('/workspaces/:principal', route(async (req, res) => {
     const snapshot = await body(req, 'WorkspaceSnapshot');
-    const ids = new Set<string>();
-    for (const s of snapshot.sessions) {
-      if (ids.has(s.id)) throw unprocessable(`session id ${s.id} appears twice`);
-      ids.add(s.id);
-    }
+    const invalid = snapshotValueErrors(snapshot, deps.maxUploadBytes);
+    if (invalid.length) throw validationError(invalid);
+    const repeated = duplicateIdProblem(snapshot);
+    if (repeated) throw unprocessable(repeated);
     await importSnapshot(await deps.store.workspace(String(req.params.principal)), snapshot, deps.store.blobs, deps.clock.now());
     noContent(res);
   }));
@@ -264,14 +267,19 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   router.post('/clock', route(async (req, res) => {
     const b = await body(req, 'ClockUpdateRequest');
     if ((b.set === undefined) === (b.advance === undefined)) throw unprocessable('give exactly one of set (an ISO-8601 instant) and advance (seconds or an ISO-8601 duration)');
-    if (b.set !== undefined) {
-      const at = Date.parse(b.set);
-      if (Number.isNaN(at) || !/^\d{4}-\d\d-\d\dT/.test(b.set)) throw unprocessable(`set must be an ISO-8601 instant such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
-      deps.clock.set(at);
-    } else {
-      const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
-      if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
-      deps.clock.advance(seconds * 1000);
+    try {
+      if (b.set !== undefined) {
+        const at = parseInstant(b.set);
+        if (at === null) throw unprocessable(`set must be an ISO-8601 instant from year 1 to 9999 such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
+        deps.clock.set(at);
+      } else {
+        const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
+        if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
+        deps.clock.advance(seconds * 1000);
+      }
+    } catch (e) {
+      if (e instanceof ClockRangeError) throw unprocessable(`advance ${JSON.stringify(b.advance)} would take the clock outside years 1 to 9999 (it is ${isoTime(deps.clock.now())})`);
+      throw e;
     }
     json(res, 200, clockState());
   }));
@@ -286,8 +294,8 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     if (b.operationId !== '*' && !deps.serviceOperationIds.includes(b.operationId)) {
       throw unprocessable(`operationId must be * or one of ${deps.serviceOperationIds.join(', ')}, not ${JSON.stringify(b.operationId)}`);
     }
-    if (b.status !== 0 && b.status < 100) throw unprocessable('status must be 0 (drop the connection) or an HTTP status from 100 to 599');
-    if (b.headers && Object.values(b.headers).some((v) => typeof v !== 'string')) throw unprocessable('headers must map names to strings');
+    const problem = faultProblem(b);
+    if (problem) throw unprocessable(problem);
     json(res, 201, deps.faults.add(b));
   }));
 

@@ -68,16 +68,40 @@ export class Journal {
   }
 }
 
-/** Request-body fields that are secrets, by operation: replaced by "***" in the journal. */
-export const SECRET_FIELDS: Record<string, string[]> = {
-  storeSecret: ['value'],
-  createToken: ['password', 'client_secret'],
+/**
+ * Operations whose requests carry secrets, with the body fields that are NOT secret and the type
+ * they must have to be shown. Redaction is by operation and by allow-list: anything else in the
+ * body — the secret field, an unknown key, a value of an unexpected type, a body that is not an
+ * object at all (`[{"name":"A","value":"S"}]`, a bare `"S"`) — is replaced by "***", because a
+ * client that sends a secret in the wrong shape has still sent a secret.
+ */
+export const SECRET_BEARING: Record<string, { shown: string[] }> = {
+  storeSecret: { shown: ['name', 'namespace'] },
+  createToken: { shown: ['grant_type', 'username', 'scope', 'client_id'] },
 };
 
+/** Paths of the secret-bearing operations, for requests that matched no operation (a 405). */
+const SECRET_BEARING_PATHS = new Set(['/token', '/secrets']);
+
+export const REDACTED = '***';
+
+function isSecretBearing(operationId: string | null, path: string): boolean {
+  if (operationId !== null) return operationId in SECRET_BEARING;
+  return SECRET_BEARING_PATHS.has(path.replace(/\/+$/, ''));
+}
+
 export function redactBody(operationId: string, body: unknown): unknown {
-  const secret = SECRET_FIELDS[operationId];
-  if (!secret || !body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const key of secret) if (key in copy) copy[key] = '***';
+  const rule = SECRET_BEARING[operationId];
+  if (!rule || body === null || body === undefined) return body;
+  if (typeof body !== 'object' || Array.isArray(body)) return REDACTED;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    copy[key] = rule.shown.includes(key) && typeof value === 'string' ? value : REDACTED;
+  }
   return copy;
+}
+
+/** A secret-bearing request's query string could hold a password: every value is redacted. */
+export function redactQuery(operationId: string | null, path: string, query: [string, string][]): [string, string][] {
+  return isSecretBearing(operationId, path) ? query.map(([k]) => [k, REDACTED]) : query;
 }

@@ -8,11 +8,12 @@ import { fileView } from '../operations/session-files.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { compareFiles } from '../scenarios/scenario.js';
-import { scenarioFileBytes, sha256Hex } from '../scenarios/seeded-content.js';
+import { scenarioFileChecksum } from '../scenarios/seeded-content.js';
+import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { Readable } from 'node:stream';
+import { base64Stream } from './snapshot-stream.js';
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
@@ -46,8 +47,9 @@ export function workspaceCounts(ws: Workspace) {
   };
 }
 
-const ms = (t: string) => Date.parse(t);
-const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : Date.parse(t));
+// Instants were checked by the control plane (snapshotValueErrors): each parses within years 1–9999.
+const ms = (t: string) => parseInstant(t)!;
+const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : parseInstant(t));
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
 export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
@@ -70,17 +72,16 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
         source: f.source,
       };
       if (typeof f.content_base64 === 'string') {
-        const bytes = Buffer.from(f.content_base64, 'base64');
-        const written = await blobs.writeTemp(Readable.from([bytes]), Infinity);
+        const written = await blobs.writeTemp(base64Stream(f.content_base64), Infinity);
         file.blob = await blobs.commit(written.temp);
-        file.size = bytes.length;
+        file.size = written.size;
         file.checksum = written.checksum;
       } else if (previousBlobs.has(`${s.id}/${f.id}`)) {
         file.blob = previousBlobs.get(`${s.id}/${f.id}`);
         kept.add(file.blob!);
       } else {
         // No bytes given and none stored: derived from id and size, with a checksum to match.
-        file.checksum = sha256Hex(scenarioFileBytes(file));
+        file.checksum = await scenarioFileChecksum(file);
       }
       files.push(file);
     }

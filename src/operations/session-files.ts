@@ -1,9 +1,8 @@
 /** Session files: list, upload, download, delete (CONTRACT §1, §2). */
-import { Readable } from 'node:stream';
 import mime from 'mime-types';
 import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
-import { isoTime } from '../mock/clock.js';
-import { scenarioFileBytes } from '../scenarios/seeded-content.js';
+import { clampInstant, isoTime } from '../mock/clock.js';
+import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
 import type { FileSource, StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
@@ -83,7 +82,8 @@ export async function storeUploadedFile(
     size: upload.blob.size,
     checksum: upload.blob.checksum,
     created_at: at.now,
-    expires_at: at.now + at.ttlMs,
+    // Near the end of year 9999 an expiry would leave what a datetime can hold: it ends there.
+    expires_at: clampInstant(at.now + at.ttlMs),
     source,
     blob: await at.blobs.commit(upload.blob.temp),
   };
@@ -116,7 +116,7 @@ export const downloadSessionFile: Handler = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   const file = fileOr404(ws, sessionOr404(ws, path.session_id), path.file_id);
   if (isExpired(file, ctx.clock.now())) throw new HttpError(410, DETAIL.fileExpired);
-  const stream = file.blob ? ctx.blobs.read(file.blob) : Readable.from([scenarioFileBytes(file)]);
+  const stream = file.blob ? ctx.blobs.read(file.blob) : scenarioFileStream(file);
   // Starlette adds a charset to text/* media types.
   const type = file.mime_type.startsWith('text/') && !/charset=/i.test(file.mime_type) ? `${file.mime_type}; charset=utf-8` : file.mime_type;
   return {

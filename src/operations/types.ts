@@ -23,6 +23,8 @@ export interface OperationInput {
 export interface OperationConfig {
   fileTtlMs: number;
   maxUploadBytes: number;
+  /** How long a token from createToken lives on the mock's clock (ms). */
+  tokenTtlMs?: number;
 }
 
 export interface OperationContext {

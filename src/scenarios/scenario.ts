@@ -3,14 +3,17 @@
  * against fixtures/scenario.schema.json at load; a bad one stops start-up with one line naming
  * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { clampInstant } from '../mock/clock.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../operations/secret-rules.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
+import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
 
 export const BUILT_IN_SCENARIOS = ['default', 'empty', 'paging', 'expiring', 'unhealthy-mailboxes'] as const;
 
@@ -53,7 +56,7 @@ export interface LoadedScenario {
   template: Omit<WorkspaceData, 'principal'>;
 }
 
-export class ScenarioError extends Error {}
+export { ScenarioError } from './read-scenario-bytes.js';
 
 /**
  * Ajv is loaded and the schema compiled on the first scenario that needs checking: together they
@@ -84,41 +87,73 @@ export function scenarioPath(ref: string, cwd = process.cwd()): string {
 }
 
 /**
+ * How errors speak of the file's content. Start-up quotes it (the developer's own file, named on
+ * the command line); the control plane never does — its path comes from an HTTP request, and the
+ * answer must not become a way to read `/etc/shadow` a few bytes at a time.
+ */
+interface ReadOptions {
+  trustBuiltIn?: boolean;
+  quoteContent?: boolean;
+}
+
+/** The errors for a path that names no file or a directory: they list the built-in scenarios. */
+const unreadable = (ref: string, file: string): Unreadable => ({
+  missing: () => new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`),
+  directory: () => new ScenarioError(`scenario ${file} is a directory; name a scenario file (JSON) or a built-in scenario (${BUILT_IN_SCENARIOS.join(', ')})`),
+});
+
+/** Where JSON.parse failed, in Python's words, which never quote the text (V8's message does). */
+function jsonProblem(text: string): string {
+  try {
+    pyJsonLoads(text);
+  } catch (e) {
+    if (e instanceof JsonDecodeError) return `${e.msg} at character ${e.pos}`;
+  }
+  return 'not JSON';
+}
+
+/**
  * Reads and checks a scenario file. `trustBuiltIn` skips the schema check of a built-in scenario:
  * those files are the seeded generator's output, which test/scenarios.test.ts compares byte for
  * byte and validates, so start-up spares itself Ajv (the consistency checks still run).
  */
-export function readScenarioFile(ref: string, cwd?: string, { trustBuiltIn = false } = {}): ScenarioFile {
+export function readScenarioFile(ref: string, cwd?: string, options: ReadOptions = {}): ScenarioFile {
   const file = scenarioPath(ref, cwd);
-  if (!existsSync(file)) {
-    throw new ScenarioError(`scenario ${JSON.stringify(ref)} not found: no file ${file} (built-in scenarios: ${BUILT_IN_SCENARIOS.join(', ')})`);
-  }
-  if (statSync(file).isDirectory()) {
-    throw new ScenarioError(`scenario ${file} is a directory; name a scenario file (JSON) or a built-in scenario (${BUILT_IN_SCENARIOS.join(', ')})`);
-  }
+  return parseScenario(readScenarioBytesSync(file, unreadable(ref, file)), ref, file, { quoteContent: true, ...options });
+}
+
+/** readScenarioFile for the control plane: asynchronous, and its errors never quote the file. */
+export async function readScenarioFileFromRequest(ref: string, cwd?: string): Promise<ScenarioFile> {
+  const file = scenarioPath(ref, cwd);
+  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false });
+}
+
+function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn = false, quoteContent = false }: ReadOptions): ScenarioFile {
+  const text = bytes.toString('utf8');
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = JSON.parse(text);
   } catch (e) {
-    throw new ScenarioError(`scenario file ${file} is not valid JSON: ${(e as Error).message}`);
+    throw new ScenarioError(`scenario file ${file} is not valid JSON: ${quoteContent ? (e as Error).message : jsonProblem(text)}`);
   }
   const problem = trustBuiltIn && isBuiltIn(ref) ? null : validateScenario(data);
   if (problem) {
     const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
-    const extra = problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
+    const extra = quoteContent && problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
     // The schema's only `not` is the file record's: content and content_base64 exclude each other.
     const message = problem.keyword === 'not' ? 'has both content and content_base64; give one' : problem.message;
     throw new ScenarioError(`scenario file ${file}: ${where} ${message}${extra}`);
   }
-  checkConsistency(data as ScenarioFile, file);
+  checkConsistency(data as ScenarioFile, file, quoteContent);
   return data as ScenarioFile;
 }
 
 /** What the schema cannot say: unique ids, and checksums that match the bytes served. */
-function checkConsistency(s: ScenarioFile, file: string) {
+function checkConsistency(s: ScenarioFile, file: string, quoteContent: boolean) {
   const fail = (where: string, what: string) => {
     throw new ScenarioError(`scenario file ${file}: ${where} ${what}`);
   };
+  const repeats = (id: string) => (quoteContent ? `repeats ${id}` : 'repeats an earlier id');
   const users = new Set(s.users.map((u) => u.username));
   const keys = new Set<string>();
   s.api_keys.forEach((k, i) => {
@@ -128,11 +163,11 @@ function checkConsistency(s: ScenarioFile, file: string) {
   });
   const seen = new Set<string>();
   s.sessions.forEach((session, i) => {
-    if (seen.has(session.id)) fail(`$.sessions[${i}].id`, `repeats ${session.id}`);
+    if (seen.has(session.id)) fail(`$.sessions[${i}].id`, repeats(session.id));
     seen.add(session.id);
     session.files.forEach((f, j) => {
       const where = `$.sessions[${i}].files[${j}]`;
-      if (seen.has(f.id)) fail(`${where}.id`, `repeats ${f.id}`);
+      if (seen.has(f.id)) fail(`${where}.id`, repeats(f.id));
       seen.add(f.id);
       if (f.content !== undefined && Buffer.byteLength(f.content, 'utf8') !== f.size) fail(`${where}.size`, `is ${f.size} but content has ${Buffer.byteLength(f.content, 'utf8')} bytes`);
       if (f.content_base64 !== undefined) {
@@ -147,20 +182,29 @@ function checkConsistency(s: ScenarioFile, file: string) {
     });
   });
   s.mailboxes.forEach((m, i) => {
-    if (seen.has(m.id)) fail(`$.mailboxes[${i}].id`, `repeats ${m.id}`);
+    if (seen.has(m.id)) fail(`$.mailboxes[${i}].id`, repeats(m.id));
     seen.add(m.id);
   });
   s.secrets.forEach((sec, i) => {
-    if (seen.has(sec.id)) fail(`$.secrets[${i}].id`, `repeats ${sec.id}`);
+    if (seen.has(sec.id)) fail(`$.secrets[${i}].id`, repeats(sec.id));
     seen.add(sec.id);
   });
 }
 
 /** Loads a scenario at `now`: every timestamp moves by (now − generated_at). */
 export function loadScenario(ref: string, now: number, cwd?: string): LoadedScenario {
-  const s = readScenarioFile(ref, cwd, { trustBuiltIn: true });
+  return scenarioAt(readScenarioFile(ref, cwd, { trustBuiltIn: true }), ref, now);
+}
+
+/** loadScenario for a path given to the control plane (see readScenarioFileFromRequest). */
+export async function loadScenarioFromRequest(ref: string, now: number, cwd?: string): Promise<LoadedScenario> {
+  return scenarioAt(await readScenarioFileFromRequest(ref, cwd), ref, now);
+}
+
+function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
   const shift = now - Date.parse(s.generated_at);
-  const at = (t: string) => Date.parse(t) + shift;
+  // A scenario loaded with the clock near year 9999 keeps its expiries within what a datetime holds.
+  const at = (t: string) => clampInstant(Date.parse(t) + shift);
   const atOrNull = (t: string | null) => (t === null ? null : at(t));
   const sessions: StoredSession[] = s.sessions.map((session) => ({
     id: session.id,

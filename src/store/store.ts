@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory, type Adapter } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenario, loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
@@ -177,7 +177,8 @@ export class Store {
 
   /** Switches the active scenario (and seed) and resets every workspace. */
   async switchScenario(ref: string, seed: number): Promise<void> {
-    const scenario = freezeTemplate(loadScenarioOrStop(ref, this.#opts.clock.now(), this.#opts.cwd));
+    // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, this.#opts.clock.now(), this.#opts.cwd));
     await this.reset();
     this.#scenario = scenario;
     this.#seed = seed;

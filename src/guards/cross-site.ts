@@ -1,0 +1,42 @@
+/**
+ * Cross-site refusal for the control plane (issue 16). A web page on any origin can send "simple"
+ * requests — a form post, `fetch(u, {method: 'POST', mode: 'no-cors'})` with a text/plain body or
+ * none — which need no CORS preflight, so requiring JSON bodies would not keep pages out. What a
+ * browser does say is where a request comes from: `Sec-Fetch-Site` (every current browser) and
+ * `Origin` (every cross-origin POST). The check follows Go's net/http CrossOriginProtection,
+ * applied to every method, since the control plane is for tools, never for other pages:
+ * `Sec-Fetch-Site` other than same-origin or none is refused; without it, an `Origin` that is not
+ * this very origin is refused; with neither, the request did not come from a browser page.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { HttpError } from '../errors/http-error.js';
+import { sendError } from '../pipeline.js';
+
+/** Whether a request URL is the control plane's (`/__mock`, `/__mock/…`, `/__mock?…`). */
+export function isControlPlanePath(url: string | undefined): boolean {
+  return /^\/__mock(\/|\?|$)/.test(url ?? '');
+}
+
+/** Why a request is cross-site, or null when it is not. */
+export function crossSiteReason(headers: Request['headers']): string | null {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
+  const origin = headers.origin;
+  if (origin === undefined) return null;
+  let sameOrigin = false;
+  try {
+    const url = new URL(origin);
+    sameOrigin = url.protocol === 'http:' && url.host === (headers.host ?? '').toLowerCase();
+  } catch {
+    // "null" (a sandboxed frame, a file: page) or garbage: not this origin.
+  }
+  return sameOrigin ? null : `Origin: ${origin}`;
+}
+
+export function refuseCrossSite(): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const reason = crossSiteReason(req.headers);
+    if (reason === null) return next();
+    sendError(res, new HttpError(403, `Cross-site request refused (${reason}): /__mock answers the developer's tools and its own pages, never a page on another site`));
+  };
+}

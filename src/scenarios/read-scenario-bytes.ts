@@ -1,0 +1,74 @@
+/**
+ * Reading a scenario file's bytes safely: the control plane reads a path an HTTP request named,
+ * so only a regular file of bounded size is read (never /dev/zero, a FIFO or a directory), and
+ * never in a way that blocks the event loop.
+ */
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+export class ScenarioError extends Error {}
+
+/** A scenario file larger than this is refused before it is read (paging.json, 5,000 files, is 2 MB). */
+export const MAX_SCENARIO_BYTES = 32 * 1024 * 1024;
+
+
+/** Only a regular file of bounded size is read: not a device (/dev/zero), a FIFO or a directory. */
+function checkReadable(file: string, stats: { isFile(): boolean; isDirectory(): boolean; size: number }, unreadable: Unreadable) {
+  if (stats.isDirectory()) throw unreadable.directory();
+  if (!stats.isFile()) throw new ScenarioError(`scenario file ${file} is not a regular file`);
+  if (stats.size > MAX_SCENARIO_BYTES) throw new ScenarioError(`scenario file ${file} has ${stats.size} bytes; a scenario file may have at most ${MAX_SCENARIO_BYTES} (32 MiB)`);
+}
+
+/** The caller words the errors for a path that is missing or a directory (they list the built-in scenarios). */
+export interface Unreadable {
+  missing(): ScenarioError;
+  directory(): ScenarioError;
+}
+
+const openError = (file: string, e: unknown, unreadable: Unreadable) =>
+  (e as NodeJS.ErrnoException).code === 'ENOENT' ? unreadable.missing() : new ScenarioError(`scenario file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+
+/** Start-up's read: synchronous, but never of a device, a FIFO (O_NONBLOCK opens it at once) or a huge file. */
+export function readScenarioBytesSync(file: string, unreadable: Unreadable): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw openError(file, e, unreadable);
+  }
+  try {
+    checkReadable(file, fstatSync(fd), unreadable);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The control plane's read: asynchronous, and bounded by bytes actually read, because files such
+ * as /proc/self/environ report size 0 and are regular files.
+ */
+export async function readScenarioBytes(file: string, unreadable: Unreadable): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw openError(file, e, unreadable);
+  }
+  try {
+    checkReadable(file, await handle.stat(), unreadable);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(1024 * 1024), 0, 1024 * 1024, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > MAX_SCENARIO_BYTES) throw new ScenarioError(`scenario file ${file} has more than ${MAX_SCENARIO_BYTES} bytes (32 MiB), the most a scenario file may have`);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    await handle.close();
+  }
+}
+
