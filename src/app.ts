@@ -11,6 +11,7 @@ import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
+import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './mock/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
@@ -222,6 +223,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   app.get('/', landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
+  app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
   app.use(
     '/__mock',

@@ -16,7 +16,7 @@ import { ProxySetupError } from './proxy/forward.js';
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
 /** The line that tells a person where the mock is. */
-const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs)`;
+const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs, inspector at ${server.url}/__mock/ui)`;
 
 /** What start-up failure to report, and the exit code. */
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {

@@ -22,6 +22,7 @@ function landingPage(title: string, version: string): string {
 <ul>
 <li><a href="/docs">/docs</a> — Swagger UI for the API: authorize as <code>dev@example.com</code> / <code>password</code>, then try any operation</li>
 <li><a href="/openapi.json">/openapi.json</a> — the OpenAPI document</li>
+<li><a href="/__mock/ui">/__mock/ui</a> — the inspector: live requests, workspaces, the clock, faults and coverage</li>
 <li><a href="/__mock/docs">/__mock/docs</a> — Swagger UI for the control plane (reset, scenarios, the request journal, the clock, faults, coverage)</li>
 </ul>
 </body>

@@ -7,11 +7,35 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { ROOT, multipart } from './helpers.js';
 import { TARBALL, packCopy, userEnv } from './packed.js';
+
+const HAS_CHROMIUM = existsSync('/usr/bin/chromium');
+// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
+if (!HAS_CHROMIUM && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
+if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a browser [SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium)]', () => {});
+
+/** /__mock/ui answers the page; where Debian's chromium is installed, the page also connects with no script error. */
+async function expectInspectorWorks(url: string): Promise<void> {
+  const res = await fetch(`${url}/__mock/ui`);
+  expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
+  if (!HAS_CHROMIUM) return; // the skipped test above says so
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${url}/__mock/ui`);
+    await page.locator('#req-rows tr', { hasText: 'uploadSessionFile' }).waitFor({ timeout: 15_000 });
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}
 
 let work: string;
 let files: string[];
@@ -40,7 +64,7 @@ test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle w
 });
 
 test(
-  'npx --yes ./<tarball> --port 0 from an empty directory starts the CLI: /health 200, an upload 201',
+  'npx --yes ./<tarball> --port 0 from an empty directory starts the CLI: /health 200, an upload 201, the inspector page connects',
   async () => {
     // The README's command: npx takes a path that starts with "./" or "../" as a package (an
     // absolute path it would run as a command), relative to the nearest directory holding a
@@ -73,6 +97,8 @@ test(
       });
       expect(upload.status).toBe(201);
       expect(await upload.json()).toMatchObject({ filename: 'from-npx.txt', size: 5 });
+      // The inspector page from the packed build (its script is the compiled functions' source).
+      await expectInspectorWorks(url);
 
       // npm runs the CLI as its child: signal the whole process group, or node outlives npm.
       process.kill(-child.pid!, 'SIGTERM');

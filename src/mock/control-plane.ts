@@ -26,6 +26,7 @@ import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
 import type { Journal } from './journal.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
+import { addInspectorRoutes } from './ui-api.js';
 import { sendSnapshot } from './snapshot-stream.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { parseDuration } from '../cli-args.js';
@@ -109,6 +110,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
   };
 
   router.get('/openapi.json', (_req, res) => json(res, 200, doc));
+  addInspectorRoutes(router, route, deps);
 
   router.post('/reset', route(async (req, res) => {
     const principal = parseQuery(req.url.split('?')[1] ?? '').get('principal');
@@ -252,8 +254,12 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     const unmatchedRaw = q.get('unmatched');
     const unmatched = unmatchedRaw === undefined ? undefined : parseBoolString(unmatchedRaw);
     if (unmatched === null) errors.push(err.boolParsing(['query', 'unmatched'], unmatchedRaw));
+    // A cursor for pollers (the inspector page): entries recorded after the one with this id.
+    const afterRaw = q.get('after');
+    const after = afterRaw === undefined ? undefined : /^req_[1-9]\d{0,15}$/.test(afterRaw) ? Number(afterRaw.slice(4)) : null;
+    if (after === null) errors.push({ type: 'string_pattern_mismatch', loc: ['query', 'after'], msg: "String should match pattern '^req_[1-9][0-9]*$'", input: afterRaw, ctx: { pattern: '^req_[1-9][0-9]*$' } });
     if (errors.length) throw validationError(errors);
-    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since, unmatched: unmatched ?? undefined });
+    const items = deps.journal.list({ operationId: q.get('operationId'), method: q.get('method'), path: q.get('path'), principal: q.get('principal'), status, limit, since, unmatched: unmatched ?? undefined, after: after ?? undefined });
     json(res, 200, { items });
   }));
 

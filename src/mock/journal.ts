@@ -29,20 +29,23 @@ export interface JournalFilter {
   since?: number;
   /** true: only requests no operation matched (operationId null); false: only the others. */
   unmatched?: boolean;
+  /** Only entries recorded after the one numbered so (req_N): a poller's cursor. */
+  after?: number;
   limit?: number;
 }
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
 export class Journal {
-  #entries: (JournalEntry & { at: number })[] = [];
+  #entries: (JournalEntry & { at: number; seq: number })[] = [];
   #next = 1;
 
   constructor(readonly size: number = DEFAULT_JOURNAL_SIZE) {}
 
   record(entry: Omit<JournalEntry, 'id' | 'time'>, at: number): void {
     if (this.size <= 0) return;
-    this.#entries.push({ id: `req_${this.#next++}`, time: isoTime(at), at, ...entry });
+    const seq = this.#next++;
+    this.#entries.push({ id: `req_${seq}`, time: isoTime(at), at, seq, ...entry });
     if (this.#entries.length > this.size) this.#entries.splice(0, this.#entries.length - this.size);
   }
 
@@ -50,6 +53,8 @@ export class Journal {
     const out: JournalEntry[] = [];
     for (let i = this.#entries.length - 1; i >= 0 && out.length < (f.limit ?? Infinity); i--) {
       const e = this.#entries[i];
+      // Newest first: everything from here on is older than the cursor, so a poll costs only what is new.
+      if (f.after !== undefined && e.seq <= f.after) break;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
       if (f.method !== undefined && e.method !== f.method.toUpperCase()) continue;
       if (f.path !== undefined && e.path !== f.path) continue;
@@ -57,7 +62,7 @@ export class Journal {
       if (f.principal !== undefined && e.principal !== f.principal) continue;
       if (f.since !== undefined && e.at < f.since) continue;
       if (f.unmatched !== undefined && (e.operationId === null) !== f.unmatched) continue;
-      const { at: _at, ...visible } = e;
+      const { at: _at, seq: _seq, ...visible } = e;
       out.push(visible);
     }
     return out;

@@ -1,0 +1,255 @@
+/**
+ * The inspector page /__mock/ui as a person meets it, in headless Chromium (Debian's chromium via
+ * playwright-core, as test/browser.test.ts): live requests, filters, redacted details, the clock
+ * moving expiry, faults added from the page, coverage, and the admin-token gate. Screenshots go
+ * to a temporary directory (printed) for a person to look at; they are not committed.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { MockServer } from '../src/server.js';
+import { testServer } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CBM_REQUIRE_BROWSER) throw new Error(`${CHROMIUM} is missing and CBM_REQUIRE_BROWSER is set (apt-get install -y chromium)`);
+const describeInBrowser = haveChromium ? describe : describe.skip;
+if (!haveChromium) test.skip(`inspector page tests: skipped because ${CHROMIUM} is missing (apt-get install -y chromium)`, () => {});
+
+const SHOTS = mkdtempSync(join(tmpdir(), 'cbm-inspector-shots-'));
+const AUTH = { Authorization: 'Bearer sk_test_demo' };
+const SECRET_VALUE = 'sv-inspector-do-not-show-4711';
+
+let browser: Browser;
+beforeAll(async () => {
+  if (!haveChromium) return;
+  console.log(`inspector screenshots: ${SHOTS}`);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A page that records what it fetched, what failed and what the script threw. */
+async function openPage(url: string, viewport = { width: 1280, height: 800 }) {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(15_000);
+  const seen = { urls: [] as string[], failed: [] as string[], errors: [] as string[], bytes: 0, auth: [] as (string | undefined)[] };
+  page.on('request', (r) => {
+    seen.urls.push(r.url());
+    if (r.url().includes('/__mock/') && !r.url().endsWith('/__mock/ui')) seen.auth.push(r.headers().authorization);
+  });
+  page.on('requestfailed', (r) => seen.failed.push(`${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', async (r) => {
+    if (r.status() >= 400 && r.status() !== 401) seen.failed.push(`${r.url()} ${r.status()}`);
+    const sizes = await r.request().sizes().catch(() => null);
+    seen.bytes += sizes ? sizes.responseHeadersSize + sizes.responseBodySize : 0;
+  });
+  page.on('pageerror', (e) => seen.errors.push(e.message));
+  await page.goto(url);
+  return { page, seen };
+}
+
+const connected = (page: Page) => page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
+
+describeInBrowser('the inspector page /__mock/ui', () => {
+  let mock: MockServer;
+  let page: Page | undefined;
+  const call = (path: string, init: RequestInit = {}) => fetch(`${mock.url}${path}`, { ...init, headers: { ...AUTH, ...(init.headers ?? {}) } });
+  beforeAll(async () => {
+    mock = await testServer();
+  });
+  afterEach(async () => {
+    await page?.close();
+    page = undefined;
+    await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
+    await fetch(`${mock.url}/__mock/clock/reset`, { method: 'POST' });
+  });
+  afterAll(() => mock.close());
+
+  test('loads offline with no failed request, shows requests live, filters them, and a row shows its redacted body', async () => {
+    const opened = await openPage(`${mock.url}/__mock/ui`);
+    page = opened.page;
+    await connected(page);
+    // What loading the page cost: the document and the first calls (clock, operations, journal).
+    await page.waitForLoadState('networkidle');
+    console.log(`inspector page weight on load: ${opened.seen.bytes} bytes transferred in ${opened.seen.urls.length} requests: ${opened.seen.urls.join(', ')}`);
+    const rows = page.locator('#req-rows tr');
+    await expect(rows.count()).resolves.toBe(0);
+
+    expect((await call('/sessions/sess_demo/files')).status).toBe(200);
+    expect((await call('/secrets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ namespace: 'llm_provider', name: 'INSPECTED_KEY', value: SECRET_VALUE }) })).status).toBe(201);
+    expect((await call('/session/sess_demo/files')).status).toBe(404);
+    // Without a reload: the poll brings them in, newest first.
+    await rows.nth(2).waitFor();
+    await expect(rows.locator('td:nth-child(3)').allInnerTexts()).resolves.toEqual(['/session/sess_demo/files', '/secrets', '/sessions/sess_demo/files']);
+    await expect(rows.nth(0).innerText()).resolves.toContain('did you mean GET /sessions/{session_id}/files?');
+
+    const filters = page.getByRole('group', { name: 'Filters' });
+    await filters.getByLabel('Operation').selectOption('storeSecret');
+    await expect(rows.count()).resolves.toBe(1);
+    await filters.getByLabel('Operation').selectOption('');
+    await filters.getByLabel('Unmatched only').check();
+    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.nth(0).innerText()).resolves.toContain('unmatched');
+    await filters.getByLabel('Unmatched only').uncheck();
+    await filters.getByLabel('Status').selectOption('2');
+    await expect(rows.count()).resolves.toBe(2);
+    await filters.getByLabel('Status').selectOption('');
+
+    // Keyboard: the row is reachable and Enter opens it.
+    await rows.filter({ hasText: 'storeSecret' }).focus();
+    await page.keyboard.press('Enter');
+    const body = JSON.parse(await page.locator('#req-body').innerText());
+    expect(body).toEqual({ namespace: 'llm_provider', name: 'INSPECTED_KEY', value: '***' });
+    const curl = await page.locator('#req-curl').innerText();
+    expect(curl).toContain('$CBM_TOKEN');
+    expect(curl).not.toContain('sk_test_demo');
+    await page.screenshot({ path: join(SHOTS, 'requests-1280x800.png') });
+
+    // The workspace view lists the secret by name, never its value.
+    await page.getByRole('tab', { name: 'Workspaces' }).click();
+    await page.getByRole('row', { name: /user:dev@example.com/ }).getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('table', { name: /Secrets/ }).getByText('INSPECTED_KEY', { exact: true }).waitFor();
+    const html = await page.content();
+    expect(html).not.toContain(SECRET_VALUE);
+    expect(html).not.toContain('sk_test_demo');
+    await page.screenshot({ path: join(SHOTS, 'workspaces-1280x800.png'), fullPage: true });
+
+    expect(opened.seen.urls.filter((u) => !u.startsWith(`${mock.url}/`))).toEqual([]);
+    expect(opened.seen.failed).toEqual([]);
+    expect(opened.seen.errors).toEqual([]);
+  }, 60_000);
+
+  test('advancing the clock 8 days from the page marks a seeded file expired, and the next download shows 410 in the journal', async () => {
+    expect((await call('/sessions/sess_demo/files')).status).toBe(200);
+    const opened = await openPage(`${mock.url}/__mock/ui`);
+    page = opened.page;
+    await connected(page);
+    // Keyboard: the tabs move with the arrow keys.
+    await page.getByRole('tab', { name: 'Requests' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('tab', { name: 'Workspaces' }).getAttribute('aria-selected')).resolves.toBe('true');
+    await page.getByRole('row', { name: /user:dev@example.com/ }).getByRole('button', { name: 'Open' }).click();
+    // 150 files, 50 to a page.
+    await page.getByRole('button', { name: 'Files of sess_many_files' }).click();
+    await page.getByRole('table', { name: /Files of sess_many_files: 1–50 of 150/ }).waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('table', { name: /Files of sess_many_files: 51–100 of 150/ }).waitFor();
+    await page.getByRole('button', { name: 'Files of sess_demo' }).click();
+    const notes = page.locator('tr[data-file=file_demo_notes]');
+    await expect(notes.innerText()).resolves.toMatch(/\bin \d+d/);
+    await expect(notes.getAttribute('class')).resolves.toBeNull();
+
+    await page.getByRole('tab', { name: 'Clock' }).click();
+    await page.getByRole('button', { name: '+8 days' }).click();
+    await page.getByRole('status').filter({ hasText: 'Clock advanced by +8 days' }).waitFor();
+    await page.locator('#clock-offset').filter({ hasText: '+8d' }).waitFor();
+    await page.getByRole('tab', { name: 'Workspaces' }).click();
+    await page.locator('tr.expired[data-file=file_demo_notes]').waitFor();
+    await expect(notes.innerText()).resolves.toMatch(/expired \d+/);
+    await page.screenshot({ path: join(SHOTS, 'workspaces-expired.png'), fullPage: true });
+
+    expect((await call('/sessions/sess_demo/files/file_demo_notes')).status).toBe(410);
+    await page.getByRole('tab', { name: 'Clock' }).click();
+    await page.getByRole('button', { name: 'Reset to real time' }).click();
+    await page.locator('#clock-offset').filter({ hasText: 'real time' }).waitFor();
+    await page.getByRole('tab', { name: 'Requests' }).click();
+    await page.locator('#req-rows tr', { hasText: 'downloadSessionFile' }).filter({ hasText: '410' }).waitFor();
+    expect(opened.seen.failed).toEqual([]);
+    expect(opened.seen.errors).toEqual([]);
+  }, 60_000);
+
+  test('a fault added from the page makes the next request fail as configured, once', async () => {
+    const opened = await openPage(`${mock.url}/__mock/ui`);
+    page = opened.page;
+    await connected(page);
+    await page.getByRole('tab', { name: 'Faults' }).click();
+    const form = page.locator('#fault-form');
+    await form.getByLabel('Operation').selectOption('listMailboxes');
+    await form.getByLabel('Status').fill('503');
+    await form.getByLabel('Times').fill('1');
+    await form.getByLabel('Body').fill('{"detail": "injected from the inspector"}');
+    await form.getByRole('button', { name: 'Add fault' }).click();
+    await page.getByRole('table', { name: 'Active faults' }).getByText('listMailboxes').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
+
+    const failed = await call('/mailboxes');
+    expect([failed.status, await failed.json()]).toEqual([503, { detail: 'injected from the inspector' }]);
+    expect((await call('/mailboxes')).status).toBe(200);
+    expect(opened.seen.errors).toEqual([]);
+  }, 60_000);
+
+  test('the coverage matrix shows the counts /__mock/coverage reports', async () => {
+    await call('/sessions/sess_demo/files');
+    await call('/sessions/sess_demo/files');
+    await call('/sessions/nope/files');
+    await call('/mailboxes', { headers: { Authorization: 'Bearer ' } });
+    const opened = await openPage(`${mock.url}/__mock/ui`);
+    page = opened.page;
+    await connected(page);
+    await page.getByRole('tab', { name: 'Coverage' }).click();
+    await page.locator('#cov-matrix td[data-op]').first().waitFor();
+    const report = await (await fetch(`${mock.url}/__mock/coverage`)).json();
+    const expected: Record<string, string> = {};
+    for (const op of report.operations) for (const [status, n] of Object.entries(op.responses)) expected[`${op.operationId} ${status}`] = String(n);
+    const shown = await page.locator('#cov-matrix td[data-op]').evaluateAll((tds) => Object.fromEntries(tds.map((td) => [`${(td as HTMLElement).dataset.op} ${(td as HTMLElement).dataset.status}`, td.textContent])));
+    expect(shown).toEqual(expected);
+    expect(expected['listSessionFiles 200']).toBe('2');
+    await expect(page.locator('#cov-share').innerText()).resolves.toContain(`${report.exercised} of ${report.documented}`);
+    await page.screenshot({ path: join(SHOTS, 'coverage.png'), fullPage: true });
+    expect(opened.seen.errors).toEqual([]);
+  }, 60_000);
+
+  test('readable in a narrow window: nothing wider than the window but the tables, which scroll', async () => {
+    await call('/sessions/sess_demo/files');
+    const opened = await openPage(`${mock.url}/__mock/ui`, { width: 400, height: 800 });
+    page = opened.page;
+    await connected(page);
+    await page.locator('#req-rows tr').first().click();
+    await page.screenshot({ path: join(SHOTS, 'requests-narrow.png'), fullPage: true });
+    const [scrollWidth, clientWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+  }, 60_000);
+});
+
+describeInBrowser('the inspector page with --admin-token', () => {
+  let mock: MockServer;
+  beforeAll(async () => {
+    mock = await testServer({ adminToken: 'inspector-admin-token' });
+  });
+  afterAll(() => mock.close());
+
+  test('loads without the token, shows nothing and calls nothing until the token is entered, then every call carries it', async () => {
+    const { page, seen } = await openPage(`${mock.url}/__mock/ui`);
+    try {
+      await page.getByLabel('Admin token').waitFor();
+      await expect(page.locator('#app').isHidden()).resolves.toBe(true);
+      expect(seen.auth).toEqual([]);
+
+      await page.getByLabel('Admin token').fill('not-the-token');
+      await page.getByRole('button', { name: 'Open the inspector' }).click();
+      await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
+      await expect(page.locator('#app').isHidden()).resolves.toBe(true);
+
+      await page.getByLabel('Admin token').fill('inspector-admin-token');
+      await page.getByRole('button', { name: 'Open the inspector' }).click();
+      await connected(page);
+      await fetch(`${mock.url}/sessions/sess_demo/files`, { headers: AUTH });
+      await page.locator('#req-rows tr', { hasText: 'listSessionFiles' }).waitFor();
+      await page.screenshot({ path: join(SHOTS, 'admin-token.png') });
+      expect(seen.auth.length).toBeGreaterThan(2);
+      // The first call carried the refused token; every later one the right token.
+      expect(seen.auth[0]).toBe('Bearer not-the-token');
+      expect(seen.auth.slice(1)).toEqual(seen.auth.slice(1).map(() => 'Bearer inspector-admin-token'));
+      expect(seen.errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
