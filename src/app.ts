@@ -133,6 +133,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     resetData: options.resetData,
     clock,
     cwd: options.cwd,
+    warn: (line) => logger.warn(line),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);
@@ -250,6 +251,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   // An unexpected fault: logged with its stack, answered as FastAPI does, never leaking either.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: number }).status;
+    // 507: the disk refused a write (storage-error.ts), an answer of its own, not a fault.
+    if (error instanceof HttpError && error.status >= 500 && !res.headersSent) return sendError(res, error);
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
       return sendError(res, new HttpError(status, (error as Error).message.split('\n')[0]));
     }

@@ -184,7 +184,9 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     // Error answers are documented responses too: validate them like any other.
-    deps.validateResponse?.(op, e.status, 'application/json', JSON.parse(pyDumps({ detail: e.detail })));
+    // (Not the mock's own storage answers — 507 for a full disk, 500 for an unreadable data
+    // file — which no service document lists.)
+    if (e.status < 500) deps.validateResponse?.(op, e.status, 'application/json', JSON.parse(pyDumps({ detail: e.detail })));
     sendError(res, e);
   } finally {
     if (!committed) await discardBody(body, deps.store);

@@ -19,7 +19,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const MB = 1024 * 1024;
 const HEAD = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
 const TAIL = Buffer.from('\r\n--b--\r\n');
-const blobsDir = () => join(dir, 'data', 'blobs');
+// Uploads under way are written to the data directory's tmp/ (README, Guarantees).
+const blobsDir = () => join(dir, 'data', 'tmp');
 const temps = () => readdirSync(blobsDir()).filter((f) => f.startsWith('.tmp-'));
 
 /** Starts a 50 MB upload and sends its first 25 MB; resolves once the mock is writing it to disk. */

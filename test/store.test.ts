@@ -7,6 +7,7 @@ import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { StartupError } from '../src/store/store.js';
 import { bearer, testApp } from './helpers.js';
+import { blobFiles, stateDir, workspacesDir } from './data-layout.js';
 
 let dir: string;
 beforeEach(() => {
@@ -56,10 +57,10 @@ test('each workspace is its own JSON file beside meta.json, and uploads are blob
     await request(app).get('/mailboxes').set(bearer('one'));
     await request(app).post('/sessions/sess_demo/files').set(bearer('two')).attach('file', Buffer.from('blob bytes'), 'b.txt');
   });
-  expect(readdirSync(dir).sort()).toEqual(['blobs', 'meta.json', 'workspaces']);
-  expect(readdirSync(join(dir, 'workspaces'))).toHaveLength(2);
-  expect(readdirSync(join(dir, 'blobs'))).toHaveLength(1);
-  for (const f of readdirSync(join(dir, 'workspaces'))) expect(readFileSync(join(dir, 'workspaces', f), 'utf8')).not.toContain('blob bytes');
+  expect(readdirSync(dir).sort()).toEqual(['meta.json', stateDir(dir).slice(dir.length + 1), 'tmp']);
+  expect(readdirSync(workspacesDir(dir))).toHaveLength(2);
+  expect(blobFiles(dir)).toHaveLength(1);
+  for (const f of readdirSync(workspacesDir(dir))) expect(readFileSync(join(workspacesDir(dir), f), 'utf8')).not.toContain('blob bytes');
 });
 
 describe('start-up refuses what it cannot trust, and names it', () => {
@@ -82,11 +83,18 @@ describe('start-up refuses what it cannot trust, and names it', () => {
     ['truncated JSON', '{"format":1,"principal":"key:x","next_id":0,"sess'],
     ['a foreign shape', '{"hello":"world"}'],
     ['an older format', '{"format":0,"principal":"key:x","next_id":0,"sessions":[],"mailboxes":[],"secrets":[]}'],
-  ])('a workspace file with %s stops start-up naming the file, and is left untouched', async (_, text) => {
-    await withApp({}, async () => undefined);
-    const file = join(dir, 'workspaces', 'broken.json');
+  ])('a workspace file with %s is refused on first use, naming the file, and is left untouched', async (_, text) => {
+    await withApp({}, async (app) => void (await request(app).get('/mailboxes').set(bearer('x'))));
+    const [name] = readdirSync(workspacesDir(dir));
+    const file = join(workspacesDir(dir), name);
     writeFileSync(file, text);
-    await expect(testApp({ dataDir: dir })).rejects.toThrow(new RegExp(`data file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    // Read on first use, not at start-up: everyone else is served; its principal gets one line.
+    await withApp({}, async (app) => {
+      expect((await request(app).get('/mailboxes').set(bearer('someone-else'))).status).toBe(200);
+      const res = await request(app).get('/mailboxes').set(bearer('x'));
+      expect(res.status).toBe(500);
+      expect(res.body.detail).toContain(`data file ${file}`);
+    });
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 });

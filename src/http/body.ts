@@ -120,7 +120,14 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
           (blob) => {
             completed.push({ ...entry, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
           },
-          () => undefined,
+          // A write that failed (a full disk: 507) ends the body at once; the parser would
+          // otherwise wait for a drain from a stream that is gone.
+          // (An unfinished part, cut off by the body's end, just does not count.)
+          (e) => {
+            if (!(e instanceof HttpError)) return;
+            failure ??= e;
+            fail(e);
+          },
         ),
       );
     },
@@ -128,9 +135,12 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
       if (part.name !== undefined) completed.push({ seq: seq++, name: part.name, value: { type: 'field', value } });
     },
   });
+  let fail: (e: unknown) => void = () => undefined;
+  let failure: unknown = null;
   const discardAll = () => Promise.all(completed.map((c) => (c.value.type === 'file' ? opts.blobs.discard(c.value.upload.blob.temp) : undefined)));
   try {
     await new Promise<void>((resolve, reject) => {
+      fail = reject;
       parser.on('finish', resolve);
       parser.on('error', reject);
       req.on('error', reject);
@@ -138,6 +148,7 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
       req.pipe(parser);
     });
     await Promise.all(writes);
+    if (failure) throw failure;
   } catch (e) {
     req.unpipe(parser);
     await Promise.allSettled(writes);
@@ -145,6 +156,11 @@ async function readMultipart(req: IncomingMessage, contentType: string, opts: Re
     if (e instanceof MultipartError) {
       req.resume();
       throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
+    }
+    if (e instanceof HttpError) {
+      // The rest of the body is read and dropped; the answer goes now, and the connection after.
+      req.resume();
+      throw new HttpError(e.status, e.detail, { ...e.headers, Connection: 'close' });
     }
     throw e;
   }

@@ -129,6 +129,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     try {
       await deps.store.switchScenario(ref, seed);
     } catch (e) {
+      if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);
     }
     deps.journal.clear();

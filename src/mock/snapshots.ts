@@ -53,8 +53,33 @@ const msOrNull = (t: string | null | undefined) => (t === null || t === undefine
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
 export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
-  const previousBlobs = new Map<string, string>();
-  for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
+  // Everything that waits comes first: uploaded bytes, and the checksums of derived bytes. Then,
+  // with no wait until the document is replaced, the blobs kept from the records as they are now —
+  // so a file deleted meanwhile is not revived pointing at bytes the delete removed (the import
+  // then counts as coming after the delete).
+  const written = new Map<object, { blob: string; size: number; checksum: string }>();
+  try {
+    for (const s of snapshot.sessions) {
+      for (const f of s.files) {
+        if (typeof f.content_base64 !== 'string') continue;
+        const temp = await blobs.writeTemp(base64Stream(f.content_base64), Infinity);
+        written.set(f, { blob: await ws.commitBlob(temp.temp), size: temp.size, checksum: temp.checksum });
+      }
+    }
+  } catch (e) {
+    for (const w of written.values()) await blobs.discard(w.blob);
+    throw e;
+  }
+  const derived = new Map<object, string>();
+  let previousBlobs: Map<string, string>;
+  for (;;) {
+    previousBlobs = new Map<string, string>();
+    for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
+    const missing = snapshot.sessions.flatMap((s: any) => s.files.filter((f: any) => !written.has(f) && !derived.has(f) && !previousBlobs.has(`${s.id}/${f.id}`)));
+    if (!missing.length) break;
+    // (Computing them waits: the records may change meanwhile, so look again afterwards.)
+    for (const f of missing) derived.set(f, await scenarioFileChecksum({ id: f.id, size: f.size }));
+  }
   const kept = new Set<string>();
   const sessions: StoredSession[] = [];
   for (const s of snapshot.sessions) {
@@ -71,17 +96,17 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
         expires_at: ms(f.expires_at),
         source: f.source,
       };
-      if (typeof f.content_base64 === 'string') {
-        const written = await blobs.writeTemp(base64Stream(f.content_base64), Infinity);
-        file.blob = await blobs.commit(written.temp);
-        file.size = written.size;
-        file.checksum = written.checksum;
+      const w = written.get(f);
+      if (w) {
+        file.blob = w.blob;
+        file.size = w.size;
+        file.checksum = w.checksum;
       } else if (previousBlobs.has(`${s.id}/${f.id}`)) {
         file.blob = previousBlobs.get(`${s.id}/${f.id}`);
         kept.add(file.blob!);
       } else {
         // No bytes given and none stored: derived from id and size, with a checksum to match.
-        file.checksum = await scenarioFileChecksum(file);
+        file.checksum = derived.get(f)!;
       }
       files.push(file);
     }
@@ -110,6 +135,14 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
   }));
   const data: WorkspaceData = { ...ws.data, sessions, mailboxes, secrets };
   ws.replace(data);
-  await ws.save();
-  for (const [, blob] of previousBlobs) if (!kept.has(blob)) await blobs.discard(blob);
+  try {
+    await ws.save();
+  } catch (e) {
+    // Rolled back to what the disk holds: the new bytes are nobody's.
+    for (const w of written.values()) if (!ws.references(w.blob)) await blobs.discard(w.blob);
+    throw e;
+  }
+  // The new state is on disk; only now do the bytes of replaced records go.
+  const referenced = new Set(ws.blobNames());
+  for (const [, blob] of previousBlobs) if (!kept.has(blob) && !referenced.has(blob)) await blobs.discard(blob);
 }

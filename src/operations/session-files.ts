@@ -74,6 +74,13 @@ export async function storeUploadedFile(
 ): Promise<StoredFile> {
   if (upload.blob.tooLarge) throw new HttpError(413, DETAIL.fileTooLarge);
   const filename = sanitizeFilename(upload.filename);
+  const blob = await ws.commitBlob(upload.blob.temp);
+  // Looked up again after the wait: the session may have gone meanwhile (an import, a reset).
+  const current = ws.session(session.id);
+  if (!current) {
+    await at.blobs.discard(blob);
+    throw new HttpError(404, DETAIL.sessionNotFound);
+  }
   const file: StoredFile = {
     id: ws.newId('file'),
     session_id: session.id,
@@ -85,10 +92,16 @@ export async function storeUploadedFile(
     // Near the end of year 9999 an expiry would leave what a datetime can hold: it ends there.
     expires_at: clampInstant(at.now + at.ttlMs),
     source,
-    blob: await at.blobs.commit(upload.blob.temp),
+    blob,
   };
-  ws.addFile(session, file);
-  await ws.save();
+  ws.addFile(current, file);
+  try {
+    await ws.save();
+  } catch (e) {
+    // Not stored (the disk refused it, and the record was rolled back): neither are its bytes.
+    if (!ws.references(blob)) await at.blobs.discard(blob);
+    throw e;
+  }
   return file;
 }
 

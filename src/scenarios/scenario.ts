@@ -11,7 +11,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { clampInstant } from '../mock/clock.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../operations/secret-rules.js';
-import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
 
@@ -224,7 +224,7 @@ function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
     ref,
     users: new Map(s.users.map((u) => [u.username, u.password])),
     apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
-    template: { format: 1, next_id: 0, sessions, mailboxes, secrets },
+    template: { format: WORKSPACE_FORMAT, next_id: 0, sessions, mailboxes, secrets },
   };
 }
 

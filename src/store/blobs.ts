@@ -1,16 +1,19 @@
 /**
  * Uploaded bytes live in files beside the JSON state, never inside it. An upload streams into a
- * temporary file while it is hashed, and is renamed into place only once complete, so a crash
- * mid-upload leaves no blob that a record points at.
+ * temporary file (in `tmp/`, created exclusively, mode 0600) while it is hashed, and is renamed
+ * into its workspace's folder only once complete, so a crash mid-upload leaves no blob that a
+ * record points at. A blob's name is `<workspace folder>/<random hex>`, so a workspace's blobs
+ * can be checked and swept when it is loaded, without loading any other workspace.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { createReadStream, createWriteStream, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { asStorageError } from './storage-error.js';
 
 /**
  * A young-generation collection, run every YOUNG_GC_EVERY bytes of an upload. Each 64 KiB chunk
@@ -42,17 +45,38 @@ export interface WrittenBlob {
   tooLarge: boolean;
 }
 
+const TEMP = '.tmp-';
+
 export class BlobStore {
   /** Temporary blobs neither committed nor discarded yet: uploads under way. */
   readonly #temps = new Set<string>();
+  #root: string;
+  constructor(
+    readonly tmpDir: string,
+    root: string,
+  ) {
+    mkdirSync(tmpDir, { recursive: true });
+    mkdirSync(root, { recursive: true });
+    this.#root = root;
+  }
 
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+  /** Where committed blobs live; a reset of everything moves it to the new state directory. */
+  get root(): string {
+    return this.#root;
+  }
+
+  setRoot(root: string): void {
+    mkdirSync(root, { recursive: true });
+    this.#root = root;
+  }
+
+  #path(name: string): string {
+    return name.startsWith(TEMP) ? join(this.tmpDir, name) : join(this.#root, name);
   }
 
   /** Streams bytes into a temporary blob, hashing on the way; stops past `limit` bytes. */
   async writeTemp(stream: Readable, limit: number): Promise<WrittenBlob> {
-    const temp = `.tmp-${randomBytes(12).toString('hex')}`;
+    const temp = `${TEMP}${randomBytes(12).toString('hex')}`;
     this.#temps.add(temp);
     const hash = createHash('sha256');
     let size = 0;
@@ -76,26 +100,27 @@ export class BlobStore {
       },
     });
     try {
-      await pipeline(stream, meter, createWriteStream(join(this.dir, temp)));
+      await pipeline(stream, meter, createWriteStream(join(this.tmpDir, temp), { flags: 'wx', mode: 0o600 }));
     } catch (e) {
       await this.discard(temp);
-      throw e;
+      throw asStorageError(e);
     }
     if (tooLarge) await this.discard(temp);
     return { temp, size, checksum: hash.digest('hex'), tooLarge };
   }
 
-  /** Moves a temporary blob into place under a permanent name. */
-  async commit(temp: string): Promise<string> {
-    const name = randomBytes(16).toString('hex');
-    await rename(join(this.dir, temp), join(this.dir, name));
+  /** Moves a temporary blob into a workspace's folder under a permanent name. */
+  async commit(temp: string, folder: string): Promise<string> {
+    const name = `${folder}/${randomBytes(16).toString('hex')}`;
+    await mkdir(join(this.#root, folder), { recursive: true });
+    await rename(join(this.tmpDir, temp), join(this.#root, name));
     this.#temps.delete(temp);
     return name;
   }
 
   async discard(name: string): Promise<void> {
     this.#temps.delete(name);
-    await unlink(join(this.dir, name)).catch(() => undefined);
+    await unlink(this.#path(name)).catch(() => undefined);
   }
 
   /**
@@ -107,26 +132,43 @@ export class BlobStore {
   }
 
   readAll(name: string): Promise<Buffer> {
-    return readFile(join(this.dir, name));
+    return readFile(this.#path(name));
   }
 
   read(name: string): Readable {
-    return createReadStream(join(this.dir, name));
+    return createReadStream(this.#path(name));
   }
 
-  /** Removes temporary files and blobs that no record names (left by a crash). */
-  sweep(referenced: Set<string>): number {
-    let removed = 0;
-    for (const f of readdirSync(this.dir)) {
-      if (!referenced.has(f)) {
-        rmSync(join(this.dir, f), { force: true });
-        removed++;
-      }
+  /**
+   * A workspace's check on load: which of `names` exist in its folder; whatever else is there
+   * (a crash between an upload's rename and its record, or a delete's record and its bytes) goes.
+   */
+  checkFolder(folder: string, names: Iterable<string>): Set<string> {
+    const dir = join(this.#root, folder);
+    let present: string[];
+    try {
+      if (!lstatSync(dir).isDirectory()) return new Set();
+      present = readdirSync(dir);
+    } catch {
+      return new Set();
     }
-    return removed;
+    const wanted = new Set(names);
+    const found = new Set<string>();
+    for (const f of present) {
+      const name = `${folder}/${f}`;
+      if (wanted.has(name) && lstatSync(join(dir, f)).isFile()) found.add(name);
+      else rmSync(join(dir, f), { recursive: true, force: true });
+    }
+    return found;
+  }
+
+  /** Removes a workspace's folder (its workspace is gone: reset). */
+  removeFolder(folder: string): void {
+    rmSync(join(this.#root, folder), { recursive: true, force: true });
   }
 
   destroy(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.tmpDir, { recursive: true, force: true });
+    rmSync(this.#root, { recursive: true, force: true });
   }
 }

@@ -1,24 +1,35 @@
 /**
- * The only module that knows where state lives. A data directory holds `meta.json` (scenario,
- * seed, token-signing key), one lowdb JSON file per workspace under `workspaces/`, and uploaded
- * bytes under `blobs/` (CONTRACT §8). In memory, the JSON state lives in lowdb's Memory adapter
- * and blobs in a temporary directory removed on close.
+ * The only module that knows where state lives (layout: data-dir.ts). Workspaces are read on
+ * first use, when their records' blobs are checked and blobs no record names are collected —
+ * not at start-up, which stays cheap however much is stored. In memory, the JSON state lives in
+ * lowdb's Memory adapter and blobs in a temporary directory removed on close.
+ *
+ * Resets are crash-atomic: the new state is written first (a workspace file removed; for a
+ * reset of everything, meta.json switched to a new, empty state directory), and only then are
+ * the blobs nothing refers to any more removed. The workspace being replaced is detached first:
+ * the writes already asked for are finished, and it never writes again.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Low, Memory, type Adapter } from 'lowdb';
+import { Low, Memory } from 'lowdb';
 import type { Clock } from '../mock/clock.js';
-import { loadScenario, loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
+import { DataDir, openDataDir, type Meta } from './data-dir.js';
+import type { DataDirLock } from './data-dir-lock.js';
 import { CoalescingJsonFile } from './json-file.js';
-import { deepFreeze, serializeJson, type TextCache } from './json-text.js';
-import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
+import { serializeJson, type TextCache } from './json-text.js';
+import { asStorageError } from './storage-error.js';
+import { freezeTemplate, loadScenarioOrStop } from './template.js';
+import type { WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
+import { readWorkspaceFile, storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 
-/** A problem that stops start-up; its message is one line for the user. */
-export class StartupError extends Error {}
+export { StartupError } from './startup-error.js';
+export { workspaceFileName } from './workspace-file.js';
 
 export interface StoreOptions {
   /** Absolute path of the data directory; ignored when inMemory. */
@@ -29,21 +40,15 @@ export interface StoreOptions {
   resetData?: boolean;
   clock: Clock;
   cwd?: string;
+  /** One line for the operator (a record whose bytes were missing, a lock being waited for). */
+  warn?: (line: string) => void;
 }
 
-interface Meta {
-  format: typeof META_FORMAT;
-  scenario: string;
-  seed: number;
-  signing_key: string;
+interface OnDisk {
+  dir: DataDir;
+  meta: Meta;
+  lock: DataDirLock;
 }
-
-/**
- * The data directory's format. 2: API keys became their owners' principals and other tokens'
- * principal ids grew to 24 hex digits (issue 11), which renames workspaces on disk — a format-1
- * directory stops start-up rather than leave its workspaces silently orphaned.
- */
-const META_FORMAT = 2;
 
 export class Store {
   readonly blobs: BlobStore;
@@ -51,46 +56,34 @@ export class Store {
   #scenario: LoadedScenario;
   #seed: number;
   #workspaces = new Map<string, Promise<Workspace>>();
+  /** Resets under way, by principal, and of everything: new uses of a workspace wait for them. */
+  #resetting = new Map<string, Promise<void>>();
+  #resettingAll: Promise<void> | null = null;
   /** The JSON text of every stored record, shared by all workspaces (records are immutable). */
   readonly #texts: TextCache = new WeakMap();
   readonly #opts: StoreOptions;
-  readonly #wsDir: string | null;
+  readonly #disk: OnDisk | null;
+  readonly #memoryDir: string | null;
 
-  private constructor(opts: StoreOptions, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, wsDir: string | null) {
+  private constructor(opts: StoreOptions, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
     this.#opts = opts;
     this.#scenario = freezeTemplate(scenario);
     this.#seed = opts.seed;
     this.signingKey = signingKey;
     this.blobs = blobs;
-    this.#wsDir = wsDir;
+    this.#disk = disk;
+    this.#memoryDir = memoryDir;
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
     const scenario = loadScenarioOrStop(opts.scenario, opts.clock.now(), opts.cwd);
     if (opts.inMemory || !opts.dataDir) {
-      const blobs = new BlobStore(mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-')));
-      return new Store(opts, scenario, randomBytes(32), blobs, null);
+      const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
+      return new Store(opts, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs')), null, root);
     }
-    const dir = opts.dataDir;
-    const metaFile = join(dir, 'meta.json');
-    const wsDir = join(dir, 'workspaces');
-    if (opts.resetData) {
-      for (const p of [metaFile, wsDir, join(dir, 'blobs')]) rmSync(p, { recursive: true, force: true });
-    }
-    mkdirSync(wsDir, { recursive: true });
-    let meta = readMeta(metaFile);
-    if (meta && (meta.scenario !== opts.scenario || meta.seed !== opts.seed)) {
-      throw new StartupError(
-        `data directory ${dir} holds scenario ${JSON.stringify(meta.scenario)} with seed ${meta.seed}, not ${JSON.stringify(opts.scenario)} with seed ${opts.seed}; start with --reset-data to discard it, or use another --data-dir`,
-      );
-    }
-    if (!meta) {
-      meta = { format: META_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex') };
-      writeAtomically(metaFile, JSON.stringify(meta, null, 2));
-    }
-    const store = new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), new BlobStore(join(dir, 'blobs')), wsDir);
-    await store.#loadAll();
-    return store;
+    const { dir, meta, lock } = await openDataDir(opts.dataDir, opts);
+    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
+    return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
 
   get scenario(): LoadedScenario {
@@ -101,23 +94,39 @@ export class Store {
     return this.#seed;
   }
 
-  /** The principal's workspace, created from the active scenario on first use. */
+  /** The principal's workspace: read on first use, or made from the active scenario. */
   workspace(principal: string): Promise<Workspace> {
+    const waitFor = this.#resettingAll ?? this.#resetting.get(principal);
+    if (waitFor) return waitFor.then(() => this.workspace(principal));
     let ws = this.#workspaces.get(principal);
     if (!ws) {
-      ws = this.#create(principal);
-      this.#workspaces.set(principal, ws);
-      ws.catch(() => this.#workspaces.delete(principal));
+      const made = this.#open(principal);
+      ws = made;
+      this.#workspaces.set(principal, made);
+      made.catch(() => {
+        if (this.#workspaces.get(principal) === made) this.#workspaces.delete(principal);
+      });
     }
     return ws;
   }
 
-  /** Principals with a workspace. */
+  /** Principals with a workspace (loaded, or stored on disk and not read yet). */
   principals(): string[] {
-    return [...this.#workspaces.keys()];
+    const all = new Set(this.#workspaces.keys());
+    const wsDir = this.#wsDir();
+    if (wsDir) for (const p of storedPrincipals(wsDir)) all.add(p);
+    return [...all];
   }
 
-  async #create(principal: string): Promise<Workspace> {
+  #wsDir(): string | null {
+    return this.#disk ? join(this.#disk.dir.stateDir(this.#disk.meta.state), 'workspaces') : null;
+  }
+
+  async #open(principal: string): Promise<Workspace> {
+    const wsDir = this.#wsDir();
+    const file = wsDir ? join(wsDir, workspaceFileName(principal)) : null;
+    const folder = workspaceFileStem(principal);
+    if (file && existsSync(file)) return this.#load(file, folder);
     // The scenario's records are frozen values, so a new workspace shares them and copies only
     // the lists that hold them (same keys, same order as the template).
     const t = this.#scenario.template;
@@ -129,49 +138,66 @@ export class Store {
       secrets: [...t.secrets],
       principal,
     };
-    const db = new Low<WorkspaceData>(this.#adapter(principal), data);
-    const ws = new Workspace(db, this.#seed);
+    const ws = this.#make(data, file, folder);
     await ws.save();
     return ws;
   }
 
-  #adapter(principal: string): Adapter<WorkspaceData> {
-    return this.#wsDir ? this.#file(join(this.#wsDir, workspaceFileName(principal))) : new Memory<WorkspaceData>();
+  #make(data: WorkspaceData, file: string | null, folder: string): Workspace {
+    if (!file) return new Workspace(new Low<WorkspaceData>(new Memory<WorkspaceData>(), data), this.#seed, { blobs: this.blobs, folder });
+    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.#texts));
+    return new Workspace(new Low<WorkspaceData>(adapter, data), this.#seed, {
+      blobs: this.blobs,
+      folder,
+      reload: () => readWorkspaceFile(file),
+      close: () => adapter.close(),
+    });
   }
 
-  #file(path: string): CoalescingJsonFile<WorkspaceData> {
-    return new CoalescingJsonFile<WorkspaceData>(path, (data) => serializeJson(data, this.#texts));
-  }
-
-  async #loadAll(): Promise<void> {
-    const referenced = new Set<string>();
-    for (const name of readdirSync(this.#wsDir!)) {
-      // A temporary file is a rewrite a crash interrupted; the file it was replacing is intact.
-      if (name.endsWith('.tmp')) {
-        rmSync(join(this.#wsDir!, name), { force: true });
-        continue;
-      }
-      if (!name.endsWith('.json')) continue;
-      const file = join(this.#wsDir!, name);
-      const data = readWorkspaceFile(file);
-      const db = new Low<WorkspaceData>(this.#file(file), data);
-      const ws = new Workspace(db, this.#seed);
-      for (const b of ws.blobNames()) referenced.add(b);
-      this.#workspaces.set(data.principal, Promise.resolve(ws));
+  /**
+   * First use of a stored workspace: every record's blob is checked (a record whose bytes are
+   * gone is dropped, with a warning, rather than answering 200 and then a reset connection),
+   * and blobs in its folder that no record names are collected.
+   */
+  async #load(file: string, folder: string): Promise<Workspace> {
+    const data = readWorkspaceFile(file);
+    const wanted: string[] = [];
+    for (const s of data.sessions) for (const f of s.files) if (f.blob) wanted.push(f.blob);
+    const present = this.blobs.checkFolder(folder, wanted);
+    let dropped = 0;
+    for (const s of data.sessions) {
+      const kept = s.files.filter((f) => !f.blob || present.has(f.blob));
+      dropped += s.files.length - kept.length;
+      s.files = kept;
     }
-    // Blobs no record names are leftovers of a crash mid-upload or mid-delete.
-    this.blobs.sweep(referenced);
+    const ws = this.#make(data, file, folder);
+    if (dropped) {
+      this.#opts.warn?.(`workspace of ${data.principal}: ${dropped} file record(s) whose bytes were missing from ${folder} were dropped`);
+      await ws.save();
+    }
+    return ws;
   }
 
   /** Resets one workspace (or all) to the active scenario. */
   async reset(principal?: string): Promise<void> {
-    const targets = principal === undefined ? this.principals() : [principal];
-    for (const p of targets) {
-      const ws = await this.#workspaces.get(p);
-      if (!ws) continue;
-      for (const b of ws.blobNames()) await this.blobs.discard(b);
-      this.#workspaces.delete(p);
-      if (this.#wsDir) rmSync(join(this.#wsDir, workspaceFileName(p)), { force: true });
+    if (principal === undefined) return this.#resetAll(null);
+    await this.#resettingAll;
+    const before = this.#resetting.get(principal);
+    const done = (async () => {
+      await before?.catch(() => undefined);
+      const ws = await this.#workspaces.get(principal)?.catch(() => null);
+      this.#workspaces.delete(principal);
+      await ws?.detach();
+      const wsDir = this.#wsDir();
+      // The new state first (no file: the scenario's state on next use), then the blobs.
+      if (wsDir) await unlink(join(wsDir, workspaceFileName(principal))).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
+      this.blobs.removeFolder(workspaceFileStem(principal));
+    })();
+    this.#resetting.set(principal, done);
+    try {
+      await done;
+    } finally {
+      if (this.#resetting.get(principal) === done) this.#resetting.delete(principal);
     }
   }
 
@@ -179,90 +205,56 @@ export class Store {
   async switchScenario(ref: string, seed: number): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const scenario = freezeTemplate(await loadScenarioFromRequest(ref, this.#opts.clock.now(), this.#opts.cwd));
-    await this.reset();
-    this.#scenario = scenario;
-    this.#seed = seed;
-    if (this.#opts.dataDir && !this.#opts.inMemory) {
-      const metaFile = join(this.#opts.dataDir, 'meta.json');
-      const meta = readMeta(metaFile)!;
-      writeAtomically(metaFile, JSON.stringify({ ...meta, scenario: ref, seed }, null, 2));
+    await this.#resetAll({ ref, scenario, seed });
+  }
+
+  async #resetAll(next: { ref: string; scenario: LoadedScenario; seed: number } | null): Promise<void> {
+    while (this.#resettingAll) await this.#resettingAll.catch(() => undefined);
+    const done = (async () => {
+      await Promise.allSettled([...this.#resetting.values()]);
+      const all = await Promise.allSettled([...this.#workspaces.values()]);
+      this.#workspaces.clear();
+      await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.detach() : undefined)));
+      const disk = this.#disk;
+      if (disk) {
+        // A new, empty state directory, then meta.json pointing at it (the commit point), then
+        // the old one goes — a crash at any instant leaves the old state or the new, whole.
+        const old = disk.dir.stateDir(disk.meta.state);
+        const meta: Meta = { ...disk.meta, state: DataDir.newState(), ...(next ? { scenario: next.ref, seed: next.seed } : {}) };
+        mkdirSync(join(disk.dir.stateDir(meta.state), 'workspaces'), { recursive: true });
+        this.blobs.setRoot(join(disk.dir.stateDir(meta.state), 'blobs'));
+        try {
+          disk.dir.writeMeta(meta);
+        } catch (e) {
+          this.blobs.setRoot(join(old, 'blobs'));
+          rmSync(disk.dir.stateDir(meta.state), { recursive: true, force: true });
+          throw e;
+        }
+        disk.meta = meta;
+        rmSync(old, { recursive: true, force: true });
+      } else {
+        for (const r of all) if (r.status === 'fulfilled') this.blobs.removeFolder(r.value.folder);
+      }
+      if (next) {
+        this.#scenario = next.scenario;
+        this.#seed = next.seed;
+      }
+    })();
+    this.#resettingAll = done;
+    try {
+      await done;
+    } catch (e) {
+      throw asStorageError(e);
+    } finally {
+      this.#resettingAll = null;
     }
   }
 
   async close(): Promise<void> {
+    await this.#resettingAll?.catch(() => undefined);
     const all = await Promise.allSettled(this.#workspaces.values());
-    for (const r of all) if (r.status === 'fulfilled') await r.value.save();
-    if (!this.#wsDir) this.blobs.destroy();
+    for (const r of all) if (r.status === 'fulfilled') await r.value.save().catch(() => undefined);
+    this.#disk?.lock.release();
+    if (this.#memoryDir) rmSync(this.#memoryDir, { recursive: true, force: true });
   }
-}
-
-function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScenario {
-  try {
-    return loadScenario(ref, now, cwd);
-  } catch (e) {
-    // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
-    throw new StartupError((e as Error).message, { cause: e });
-  }
-}
-
-/** Freezes the template's records (not its lists), which workspaces then share. */
-function freezeTemplate(scenario: LoadedScenario): LoadedScenario {
-  const t = scenario.template;
-  for (const s of t.sessions) {
-    deepFreeze(s.actions);
-    for (const f of s.files) deepFreeze(f);
-  }
-  for (const m of t.mailboxes) deepFreeze(m);
-  for (const s of t.secrets) deepFreeze(s);
-  return scenario;
-}
-
-/**
- * A readable, reversible file name for a principal; one that would be too long for the file
- * system (names are limited to 255 bytes) is named by its hash instead. The principal is also
- * recorded inside the file, so the name is never parsed.
- */
-export function workspaceFileName(principal: string): string {
-  const readable = encodeURIComponent(principal).replace(/\./g, '%2E');
-  return readable.length <= 200 ? `${readable}.json` : `sha256-${createHash('sha256').update(principal).digest('hex')}.json`;
-}
-
-function writeAtomically(file: string, text: string) {
-  const temp = `${file}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, file);
-}
-
-function readMeta(file: string): Meta | null {
-  if (!existsSync(file)) return null;
-  let meta: any;
-  try {
-    meta = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new StartupError(`data file ${file} is not valid JSON (${(e as Error).message}); fix or remove it, or start with --reset-data`);
-  }
-  if (!meta || typeof meta !== 'object' || typeof meta.scenario !== 'string' || typeof meta.seed !== 'number' || typeof meta.signing_key !== 'string') {
-    throw new StartupError(`data file ${file} is not a cloud-browser-mock meta file; start with --reset-data to discard the data directory`);
-  }
-  if (meta.format !== META_FORMAT) {
-    throw new StartupError(`data file ${file} has format ${JSON.stringify(meta.format)}, this version reads format ${META_FORMAT}; start with --reset-data to discard it`);
-  }
-  return meta as Meta;
-}
-
-function readWorkspaceFile(file: string): WorkspaceData {
-  let data: any;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new StartupError(`data file ${file} is not valid JSON (${(e as Error).message}); it was left untouched — fix or remove it, or start with --reset-data`);
-  }
-  const ok =
-    data && typeof data === 'object' && typeof data.principal === 'string' && Number.isInteger(data.next_id) &&
-    Array.isArray(data.sessions) && Array.isArray(data.mailboxes) && Array.isArray(data.secrets);
-  if (!ok) throw new StartupError(`data file ${file} is not a cloud-browser-mock workspace; it was left untouched — remove it or start with --reset-data`);
-  if (data.format !== WORKSPACE_FORMAT) {
-    throw new StartupError(`data file ${file} has format ${JSON.stringify(data.format)}, this version reads format ${WORKSPACE_FORMAT}; start with --reset-data to discard it`);
-  }
-  return data as WorkspaceData;
 }

@@ -55,7 +55,7 @@ export interface StoredSecret {
 }
 
 export interface WorkspaceData {
-  format: 1;
+  format: number;
   principal: string;
   /** Position of the id generator, persisted so ids never repeat after a restart. */
   next_id: number;
@@ -64,4 +64,12 @@ export interface WorkspaceData {
   secrets: StoredSecret[];
 }
 
-export const WORKSPACE_FORMAT = 1;
+/**
+ * The data format of a data directory (meta.json and every workspace file): the one place it is
+ * kept. 2: API keys became their owners' principals and other tokens' principal ids grew to 24
+ * hex digits (issue 11), which renamed workspaces on disk. 3: state directories (crash-atomic
+ * resets) and a blob folder per workspace (issue 15). An older directory stops start-up, naming
+ * --reset-data, rather than leave its workspaces silently orphaned.
+ */
+export const DATA_FORMAT = 3;
+export const WORKSPACE_FORMAT = DATA_FORMAT;

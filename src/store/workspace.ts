@@ -10,7 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Low } from 'lowdb';
+import type { BlobStore } from './blobs.js';
 import { SessionFileIndex, type FilePage } from './file-index.js';
+import { asStorageError } from './storage-error.js';
 import { deepFreeze } from './json-text.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
@@ -18,18 +20,53 @@ export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 
 const secretKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
+export interface WorkspacePlace {
+  blobs: BlobStore;
+  /** The workspace's blob folder (named like its file). */
+  folder: string;
+  /** What the disk holds now, to roll back to after a failed write; null in memory. */
+  reload?: () => WorkspaceData;
+  /** Lets go of the file: the writes already asked for are finished, no later one is made. */
+  close?: () => Promise<void>;
+}
+
 export class Workspace {
   readonly #db: Low<WorkspaceData>;
   readonly #seed: number;
+  readonly #place: WorkspacePlace;
+  #detached = false;
+  readonly #commits = new Set<Promise<unknown>>();
+  #rolledBack: unknown = null;
   #sessions = new Map<string, { session: StoredSession; files: SessionFileIndex }>();
   #secrets = new Map<string, StoredSecret>();
   #mailboxes = new Map<string, StoredMailbox>();
   readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
 
-  constructor(db: Low<WorkspaceData>, seed: number) {
+  constructor(db: Low<WorkspaceData>, seed: number, place: WorkspacePlace) {
     this.#db = db;
     this.#seed = seed;
+    this.#place = place;
     this.reindex();
+  }
+
+  get folder(): string {
+    return this.#place.folder;
+  }
+
+  /** True once a reset replaced this workspace: it never writes again. */
+  get detached(): boolean {
+    return this.#detached;
+  }
+
+  /**
+   * Detaches the workspace (a reset replaces it): no write is asked for from now on, and the
+   * promise settles once the writes already asked for and the blob commits under way have
+   * finished, so the reset that follows removes the file and the blobs for good.
+   */
+  async detach(): Promise<void> {
+    this.#detached = true;
+    await this.#place.close?.();
+    await Promise.allSettled([...this.#commits]);
   }
 
   get data(): WorkspaceData {
@@ -61,8 +98,51 @@ export class Workspace {
     this.reindex();
   }
 
-  save(): Promise<void> {
-    return this.#db.write();
+  /**
+   * Writes the document. A write the disk refused rolls the document back to what the disk
+   * holds (every change since the last good write, all of whose callers are told so), so what
+   * was not acknowledged is never written by a later save; a full disk answers 507.
+   */
+  async save(): Promise<void> {
+    if (this.#detached) return;
+    try {
+      await this.#db.write();
+    } catch (e) {
+      if (this.#rolledBack !== e && this.#place.reload) {
+        this.#rolledBack = e;
+        try {
+          this.replace(this.#place.reload());
+        } catch {
+          // Nothing on disk yet (a new workspace's first write): the workspace is dropped.
+        }
+      }
+      throw asStorageError(e);
+    }
+  }
+
+  /** Commits an uploaded temporary blob into this workspace's folder; returns its name. */
+  async commitBlob(temp: string): Promise<string> {
+    const { blobs, folder } = this.#place;
+    if (this.#detached) {
+      // Reset away already: the upload counts as made before the reset, its bytes gone with it.
+      await blobs.discard(temp);
+      return `${folder}/detached`;
+    }
+    const p = blobs.commit(temp, folder);
+    this.#commits.add(p);
+    try {
+      return await p;
+    } catch (e) {
+      throw asStorageError(e);
+    } finally {
+      this.#commits.delete(p);
+    }
+  }
+
+  /** Whether a record of this workspace names the blob. */
+  references(blob: string): boolean {
+    for (const s of this.#db.data.sessions) for (const f of s.files) if (f.blob === blob) return true;
+    return false;
   }
 
   /**

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli } from '../cli-process.js';
 import { ROOT } from '../helpers.js';
+import { blobFiles, tempFiles, workspacesDir } from '../data-layout.js';
 
 let dir: string;
 beforeEach(() => {
@@ -64,7 +65,7 @@ test.each([0, 100, 300, 700])('a kill %i ms after the first acknowledged write l
   expect(acknowledged.length).toBeGreaterThan(0);
 
   // Every data file that is there parses (atomic replacement: never half-written).
-  const wsDir = join(dir, 'data', 'workspaces');
+  const wsDir = workspacesDir(join(dir, 'data'));
   for (const f of readdirSync(wsDir).filter((n) => n.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(wsDir, f), 'utf8'))).not.toThrow();
 
   const second = await startCli(ARGS, { cwd: dir });
@@ -76,8 +77,7 @@ test.each([0, 100, 300, 700])('a kill %i ms after the first acknowledged write l
       expect(mine.filter((n) => !names.has(n))).toEqual([]);
     }
     // The cut-off upload left no blob (temporary or not) and no record pointing at missing bytes.
-    const blobs = readdirSync(join(dir, 'data', 'blobs'));
-    expect(blobs.filter((b) => b.startsWith('.tmp-'))).toEqual([]);
+    expect(tempFiles(join(dir, 'data'))).toEqual([]);
     const seeded = new Set(JSON.parse(readFileSync(join(ROOT, 'fixtures', 'paging.json'), 'utf8')).sessions[0].files.map((f: any) => f.id));
     const files: any[] = [];
     for (let offset = 0; ; offset += 1000) {
@@ -90,7 +90,8 @@ test.each([0, 100, 300, 700])('a kill %i ms after the first acknowledged write l
       const res = await fetch(`${second.url}/sessions/${SESSION}/files/${f.id}`, { headers: { Authorization: 'Bearer crash-a' } });
       expect([f.id, res.status, Buffer.from(await res.arrayBuffer()).length]).toEqual([f.id, 200, f.size]);
     }
-    expect(blobs).toHaveLength(uploads.length);
+    // Touched above, every workspace was checked on load: no blob without its record.
+    expect(blobFiles(join(dir, 'data'))).toHaveLength(uploads.length);
   } finally {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

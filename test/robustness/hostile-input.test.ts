@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MockServer } from '../../src/server.js';
 import { multipart, rawRequest, testServer } from '../helpers.js';
+import { blobFiles } from '../data-layout.js';
 
 let dir: string;
 let server: MockServer;
@@ -27,7 +28,7 @@ const upload = (filename: string, content: string | Buffer, boundary = 'hh') =>
     headers: { ...AUTH, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
     body: multipart(boundary, [{ name: 'file', filename, type: 'application/octet-stream', content }]),
   });
-const blobs = () => readdirSync(join(dir, 'blobs'));
+const blobs = () => blobFiles(dir).map((b) => b.split('/').pop()!);
 
 describe('file names', () => {
   // (A raw CR or LF cannot appear: it would end the part's header line; browsers encode them.)

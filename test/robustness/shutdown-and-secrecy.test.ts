@@ -41,21 +41,21 @@ test('SIGTERM during in-flight requests: they complete, new connections are refu
 });
 
 test.each([
-  ['a truncated workspace file', 'workspaces/key%3Aabc.json', '{"format":1,"principal":"key:abc","next'],
-  ['a foreign meta.json', 'meta.json', '{"hello":"world"}'],
-  ['an older meta.json format', 'meta.json', '{"format":0,"scenario":"default","seed":1,"signing_key":"00"}'],
+  ['a foreign meta.json', '{"hello":"world"}', /another --data-dir/],
+  ['an older meta.json format', '{"format":0,"scenario":"default","seed":1,"signing_key":"00"}', /--reset-data/],
   // What the version before issue 11 wrote: its workspaces are named by principal ids that changed.
-  ['a data directory from before API keys had owners (format 1)', 'meta.json', `{"format":1,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`],
-])('%s stops start-up with one line naming the file, exit 1, the file untouched', (_, file, text) => {
+  ['a data directory from before API keys had owners (format 1)', `{"format":1,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`, /--reset-data/],
+  // Issue 11's layout (meta.json, workspaces/, blobs/), before state directories (issue 15).
+  ['a data directory without state directories (format 2)', `{"format":2,"scenario":"default","seed":1,"signing_key":"${'00'.repeat(32)}"}`, /--reset-data/],
+])('%s stops start-up with one line naming the file and what to do, exit 1, the file untouched', (_, text, hint) => {
   mkdirSync(join(dir, 'data', 'workspaces'), { recursive: true });
-  if (file !== 'meta.json') writeFileSync(join(dir, 'data', 'meta.json'), JSON.stringify({ format: 2, scenario: 'default', seed: 1, signing_key: '00'.repeat(32) }));
-  writeFileSync(join(dir, 'data', file), text);
+  writeFileSync(join(dir, 'data', 'meta.json'), text);
   const r = spawnSync(process.execPath, [CLI, ...ARGS], { cwd: dir, encoding: 'utf8', timeout: 15000 });
   expect(r.status).toBe(1);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).toContain(join(dir, 'data', file));
-  expect(r.stderr).toMatch(/--reset-data/);
-  expect(readFileSync(join(dir, 'data', file), 'utf8')).toBe(text);
+  expect(r.stderr).toContain(join(dir, 'data', 'meta.json'));
+  expect(r.stderr).toMatch(hint);
+  expect(readFileSync(join(dir, 'data', 'meta.json'), 'utf8')).toBe(text);
 });
 
 test('secret values and tokens never appear in the log, the journal, listings, or another principal’s answers', async () => {

@@ -1,0 +1,33 @@
+/**
+ * Where a data directory keeps what (README "Guarantees"), for tests that look at the disk:
+ * meta.json names the current state directory, which holds workspaces/ and blobs/<folder>/.
+ * (A directory of the layout before state directories — everything beside meta.json, blobs
+ * flat, uploads under way as blobs/.tmp-* — is read too, so a test can be run against it.)
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The current state directory (named by meta.json). */
+export function stateDir(dataDir: string): string {
+  const state = JSON.parse(readFileSync(join(dataDir, 'meta.json'), 'utf8')).state;
+  return state ? join(dataDir, state) : dataDir;
+}
+
+export const workspacesDir = (dataDir: string) => join(stateDir(dataDir), 'workspaces');
+
+/** Every committed blob, as `<folder>/<name>` (or `<name>` in the flat layout). */
+export function blobFiles(dataDir: string): string[] {
+  const root = join(stateDir(dataDir), 'blobs');
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((n) => !n.startsWith('.tmp-'))
+    .flatMap((n) => (statSync(join(root, n)).isDirectory() ? readdirSync(join(root, n)).map((f) => `${n}/${f}`) : [n]));
+}
+
+/** Uploads on their way in. */
+export function tempFiles(dataDir: string): string[] {
+  const tmp = join(dataDir, 'tmp');
+  if (existsSync(tmp)) return readdirSync(tmp);
+  const flat = join(dataDir, 'blobs');
+  return existsSync(flat) ? readdirSync(flat).filter((n) => n.startsWith('.tmp-')) : [];
+}
