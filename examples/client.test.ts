@@ -25,9 +25,9 @@ async function listFiles(base: string, session: string): Promise<{ total: number
 }
 
 test('the client retries a 503 once', async () => {
-  mock.faults.add({ operationId: 'listSessionFiles', status: 503, times: 1 });
+  await mock.faults.add({ operationId: 'listSessionFiles', status: 503, times: 1 });
   expect((await listFiles(mock.url, 'sess_demo')).total).toBe(2);
-  expect(mock.requests({ operationId: 'listSessionFiles' }).map((r) => r.status)).toEqual([200, 503]);
+  expect((await mock.requests({ operationId: 'listSessionFiles' })).map((r) => r.status)).toEqual([200, 503]);
 });
 
 test('a file downloads until it expires, then answers 410', async () => {
@@ -35,7 +35,6 @@ test('a file downloads until it expires, then answers 410', async () => {
   form.append('file', new Blob(['hello']), 'hello.txt');
   const uploaded = await (await fetch(`${mock.url}/sessions/sess_demo/files`, { method: 'POST', headers: auth, body: form })).json();
   expect((await fetch(`${mock.url}/sessions/sess_demo/files/${uploaded.id}`, { headers: auth })).status).toBe(200);
-  mock.clock.advance(8 * 24 * 3600 * 1000); // eight days later, without sleeping
+  await mock.clock.advance('P8D'); // eight days later, without sleeping (seconds or ISO 8601)
   expect((await fetch(`${mock.url}/sessions/sess_demo/files/${uploaded.id}`, { headers: auth })).status).toBe(410);
-  mock.clock.reset();
 });

@@ -6,6 +6,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { authenticate } from './auth.js';
 import { corsMiddleware } from './cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
@@ -240,6 +241,14 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       serviceOperationIds: operations.map((o) => o.id),
+      principalOf: (token) => {
+        const auth = { mode: deps.authMode, signingKey: store.signingKey, users: store.scenario.users, apiKeys: store.scenario.apiKeys };
+        try {
+          return authenticate(`Bearer ${token}`, auth);
+        } catch {
+          return null;
+        }
+      },
       drift: deps.proxy?.drift,
       operations,
     }),

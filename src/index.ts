@@ -4,6 +4,19 @@
  */
 export { createApp, type MockApp, type MockRuntime } from './app.js';
 export { startMockServer, type MockServer, type ServerOptions } from './server.js';
+export {
+  connectMockServer,
+  MockControlError,
+  type ClockView,
+  type ControlOptions,
+  type Duration,
+  type MockControl,
+  type RequestsFilter,
+  type WorkspaceSnapshot,
+} from './control-client.js';
+export type { Fault, FaultSpec } from './mock/faults.js';
+export type { JournalEntry } from './mock/journal.js';
+export type { CoverageReport } from './mock/coverage.js';
 export type { MockOptions } from './options.js';
 export { Clock } from './mock/clock.js';
 export { DETAIL } from './errors/http-error.js';

@@ -2,11 +2,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
-import type { Clock } from './mock/clock.js';
-import type { Faults } from './mock/faults.js';
-import type { JournalEntry, JournalFilter } from './mock/journal.js';
-import type { DriftRecord } from './proxy/drift.js';
-import { exportSnapshot } from './mock/snapshots.js';
+import { controlClient, type MockControl } from './control-client.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 
 export interface ServerOptions extends MockOptions {
@@ -24,9 +20,12 @@ export interface ServerOptions extends MockOptions {
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
 
-export interface MockServer {
-  /** Base URL of the running mock, e.g. `http://127.0.0.1:54321`. */
-  url: string;
+/**
+ * The mock this process started: the control handle every test stack shares (`MockControl`,
+ * asynchronous, over the control plane's HTTP API, as connectMockServer() returns it) plus what
+ * only the starter has.
+ */
+export interface MockServer extends MockControl {
   port: number;
   app: MockApp;
   /**
@@ -36,33 +35,6 @@ export interface MockServer {
   close(): Promise<void>;
   /** How many requests are being answered right now. */
   pendingRequests(): number;
-  /**
-   * Without a principal, restores everything a test can change: the clock (to its state at start;
-   * a clock passed in stays the same object), every workspace, the journal, the faults and the
-   * coverage counts. With one, resets only that principal's workspace.
-   */
-  reset(principal?: string): Promise<void>;
-  /** The mock's clock: `set(ms)` freezes it, `advance(ms)` moves it, `reset()` goes back to real time. */
-  clock: Clock;
-  /** Faults: `add({ operationId, status, times?, … })`, `list()`, `remove(id)`, `clear()`. */
-  faults: Faults;
-  /** The request journal, newest first, optionally filtered. */
-  requests(filter?: JournalFilter): JournalEntry[];
-  /** A principal's full snapshot (sessions, files, mailboxes, secrets with values). */
-  workspace(principal: string): ReturnType<typeof exportSnapshot>;
-  /**
-   * With `upstream`: where the real service's answers (`source: 'service'`) or the client's
-   * requests (`source: 'client'`) left openapi.json, deduplicated, with counts. Empty otherwise.
-   *
-   * @example
-   * ```ts
-   * const proxy = await startMockServer({ upstream: 'https://api.example.com', record: 'recorded.json' });
-   * // … run the client's suite against proxy.url …
-   * expect(proxy.drift()).toEqual([]);
-   * await proxy.close(); // recorded.json is complete; serve it with { scenario: 'recorded.json' }
-   * ```
-   */
-  drift(): DriftRecord[];
 }
 
 /**
@@ -76,9 +48,9 @@ export interface MockServer {
  * const res = await fetch(`${mock.url}/secrets`, { headers: { Authorization: 'Bearer sk_test_demo' } });
  * // (await res.json()).items → the default scenario's secrets
  *
- * mock.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 }); // next call fails once
- * mock.clock.advance(8 * 24 * 3600 * 1000);                                   // files expire
- * mock.requests({ operationId: 'listSecrets' });                              // what the client sent
+ * await mock.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 }); // next call fails once
+ * await mock.clock.advance('P8D');                                                 // files expire
+ * await mock.requests({ operationId: 'listSecrets' });                             // what the client sent
  * await mock.close();
  * ```
  */
@@ -118,16 +90,12 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
+  // The same client connectMockServer() returns, over this server's own control plane: one
+  // implementation, so both handles validate, convert and fail alike.
   return {
-    url: `http://${urlHost}:${port}`,
+    ...controlClient(`http://${urlHost}:${port}`, { adminToken: options.adminToken }),
     port,
     app,
-    reset: (principal) => app.mock.reset(principal),
-    clock: app.mock.clock,
-    faults: app.mock.faults,
-    requests: (filter) => app.mock.journal.list(filter),
-    workspace: async (principal) => exportSnapshot(await app.mock.store.workspace(principal), app.mock.store.blobs),
-    drift: () => app.mock.drift?.list() ?? [],
     pendingRequests: () => inFlight.size,
     close: () =>
       (closing ??= (async () => {

@@ -62,7 +62,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const byOp = (id: string) => proxy.drift().filter((r) => r.operationId === id);
+const byOp = async (id: string) => (await proxy.drift()).filter((r) => r.operationId === id);
 
 describe('when the real service drifts from openapi.json', () => {
   test.each([
@@ -71,12 +71,12 @@ describe('when the real service drifts from openapi.json', () => {
     ['listSecrets', 418, { where: 'status', what: 'undocumented status', expected: '200, 401, 422', got: '418' }],
     ['syncMailboxes', 200, { where: 'body.next_cursor', what: 'field the document does not name', expected: 'absent', got: 'string' }],
     ['listSessionFiles', 200, { where: 'content-type', what: 'wrong content type', expected: 'application/json', got: 'text/plain' }],
-  ])('%s (%d) is one drift record, counted twice, with its one problem', (operationId, status, problem) => {
-    expect(byOp(operationId)).toEqual([expect.objectContaining({ source: 'service', operationId, status, count: 2, problems: [problem] })]);
+  ])('%s (%d) is one drift record, counted twice, with its one problem', async (operationId, status, problem) => {
+    expect(await byOp(operationId)).toEqual([expect.objectContaining({ source: 'service', operationId, status, count: 2, problems: [problem] })]);
   });
 
-  test('every problem of one answer is collected, and got names types, never the values', () => {
-    expect(byOp('getSecret')).toEqual([
+  test('every problem of one answer is collected, and got names types, never the values', async () => {
+    expect(await byOp('getSecret')).toEqual([
       expect.objectContaining({
         count: 2,
         problems: expect.arrayContaining([
@@ -85,7 +85,7 @@ describe('when the real service drifts from openapi.json', () => {
         ]),
       }),
     ]);
-    expect(byOp('getSecret')[0].problems).toHaveLength(2);
+    expect((await byOp('getSecret'))[0].problems).toHaveLength(2);
   });
 
   test('a drift is logged once as a warning, whatever its count; no value reaches the log', () => {
@@ -128,7 +128,7 @@ test('without --upstream, /__mock/drift is empty and its JUnit report passes', a
   try {
     expect(await (await fetch(`${plain.url}/__mock/drift`)).json()).toEqual({ items: [] });
     expect(await (await fetch(`${plain.url}/__mock/drift?format=junit`)).text()).toMatch(/tests="15" failures="0"/);
-    expect(plain.drift()).toEqual([]);
+    expect(await plain.drift()).toEqual([]);
   } finally {
     await plain.close();
   }

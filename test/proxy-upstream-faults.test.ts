@@ -42,7 +42,7 @@ describe('when the upstream fails', () => {
       expect(res.status).toBe(502);
       expect(((await res.json()) as { detail: string }).detail).toBe(`upstream ${url} unreachable: ECONNREFUSED`);
       expect(log.text()).toContain('ECONNREFUSED');
-      expect(proxy.requests({ operationId: 'listMailboxes' })[0].status).toBe(502);
+      expect((await proxy.requests({ operationId: 'listMailboxes' }))[0].status).toBe(502);
     } finally {
       await proxy.close();
     }

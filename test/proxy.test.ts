@@ -58,14 +58,14 @@ describe('when a client goes through the proxy', () => {
     expect(uploaded.body).toBe(`sha256:${sha256(UPLOAD)}`);
   });
 
-  test('the requests reached the upstream under the caller\'s own token, and the proxy kept no state', () => {
-    const seen = upstream.requests({ operationId: 'uploadSessionFile' });
-    expect(seen.map((r) => r.principal)).toEqual([twin.requests({ operationId: 'uploadSessionFile' })[0].principal]);
+  test('the requests reached the upstream under the caller\'s own token, and the proxy kept no state', async () => {
+    const seen = await upstream.requests({ operationId: 'uploadSessionFile' });
+    expect(seen.map((r) => r.principal)).toEqual([(await twin.requests({ operationId: 'uploadSessionFile' }))[0].principal]);
     expect(proxy.app.mock.store.principals()).toEqual([]);
   });
 
   test('the proxy journals every request and counts coverage from the real statuses', async () => {
-    const listed = proxy.requests({ operationId: 'listSessionFiles' });
+    const listed = await proxy.requests({ operationId: 'listSessionFiles' });
     expect(listed.map((r) => r.status).sort()).toEqual([200, 200, 200, 404, 422]);
     const coverage = (await (await fetch(`${proxy.url}/__mock/coverage`)).json()) as { operations: { operationId: string; responses: Record<string, number> }[] };
     expect(coverage.operations.find((o) => o.operationId === 'deleteMailbox')!.responses['204']).toBe(1);
@@ -78,17 +78,17 @@ describe('when a client goes through the proxy', () => {
     expect(drift.items).toEqual([
       expect.objectContaining({ source: 'client', operationId: 'listSessionFiles', status: 422, count: 1, problems: [{ where: 'query.limit', what: 'less_than_equal', expected: 'Input should be less than or equal to 1000', got: 'string' }] }),
     ]);
-    expect(proxy.drift()).toEqual(drift.items);
+    expect(await proxy.drift()).toEqual(drift.items);
   });
 });
 
 describe('when the proxy answers on its own', () => {
   test('a fault applies before forwarding: the upstream never sees the request', async () => {
-    const before = upstream.requests({ operationId: 'listMailboxes' }).length;
-    proxy.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 });
+    const before = (await upstream.requests({ operationId: 'listMailboxes' })).length;
+    await proxy.faults.add({ operationId: 'listMailboxes', status: 503, times: 1 });
     const res = await fetch(`${proxy.url}/mailboxes`, { headers: { Authorization: `Bearer ${PROXY_TOKEN}` } });
     expect(res.status).toBe(503);
-    expect(upstream.requests({ operationId: 'listMailboxes' }).length).toBe(before);
+    expect((await upstream.requests({ operationId: 'listMailboxes' })).length).toBe(before);
   });
 
   test('Prefer is not applied: the answer is the real one', async () => {
@@ -98,11 +98,11 @@ describe('when the proxy answers on its own', () => {
   });
 
   test('/health, /openapi.json and the control plane stay local', async () => {
-    const before = upstream.requests().length;
+    const before = (await upstream.requests()).length;
     expect((await fetch(`${proxy.url}/health`)).status).toBe(200);
     expect((await fetch(`${proxy.url}/openapi.json`)).status).toBe(200);
     expect((await fetch(`${proxy.url}/__mock/requests?limit=1`)).status).toBe(200);
-    expect(upstream.requests().length).toBe(before);
+    expect((await upstream.requests()).length).toBe(before);
   });
 });
 
@@ -125,8 +125,8 @@ describe('the recording', () => {
     const accessToken = JSON.parse(viaProxy.find((a) => a.step === 'createToken')!.body).access_token as string;
     const drift = await (await fetch(`${proxy.url}/__mock/drift?format=junit`)).text();
     const journal = await (await fetch(`${proxy.url}/__mock/requests`)).text();
-    expect(proxy.requests({ operationId: 'storeSecret' })[0].body).toEqual({ name: 'FLOW_SECRET', value: '***', namespace: 'function_env' });
-    for (const where of [text, log.text(), drift, JSON.stringify(proxy.drift()), journal]) {
+    expect((await proxy.requests({ operationId: 'storeSecret' }))[0].body).toEqual({ name: 'FLOW_SECRET', value: '***', namespace: 'function_env' });
+    for (const where of [text, log.text(), drift, JSON.stringify(await proxy.drift()), journal]) {
       expect(where).not.toContain(PROXY_TOKEN);
       expect(where).not.toContain(SECRET_VALUE);
       expect(where).not.toContain(accessToken);

@@ -46,6 +46,8 @@ export interface ControlPlaneDeps {
   fileTtlMs: number;
   maxUploadBytes: number;
   serviceOperationIds: string[];
+  /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
+  principalOf(token: string): string | null;
   /** Drift records of the --upstream proxy (its routes live in drift-routes.ts). */
   drift?: DriftLog;
   operations?: Operation[];
@@ -66,7 +68,7 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     return spec.kind === 'object' ? spec.fields : [];
   };
   const models = Object.fromEntries(
-    ['ScenarioSwitchRequest', 'WorkspaceSnapshot', 'SessionCreateRequest', 'MailboxCreateRequest', 'ConnectionUpdateRequest', 'ClockUpdateRequest', 'FaultRequest'].map((n) => [n, fields(n)]),
+    ['ScenarioSwitchRequest', 'WorkspaceSnapshot', 'SessionCreateRequest', 'MailboxCreateRequest', 'ConnectionUpdateRequest', 'ClockUpdateRequest', 'FaultRequest', 'PrincipalRequest'].map((n) => [n, fields(n)]),
   );
 
   async function body(req: Request, model: string): Promise<any> {
@@ -116,6 +118,14 @@ export function controlPlane(deps: ControlPlaneDeps): Router {
     const principal = parseQuery(req.url.split('?')[1] ?? '').get('principal');
     await deps.reset(principal);
     noContent(res);
+  }));
+
+  // The token comes in the body, never the URL: URLs get logged.
+  router.post('/principal', route(async (req, res) => {
+    const b = await body(req, 'PrincipalRequest');
+    const principal = deps.principalOf(b.token);
+    if (principal === null) throw unprocessable('this token is refused under --auth strict: only the scenario\'s API keys and tokens from POST /token are accepted');
+    json(res, 200, { principal });
   }));
 
   router.post('/scenario', route(async (req, res) => {

@@ -94,7 +94,7 @@ describe('cross-site requests to /__mock, as a browser marks them', () => {
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toEqual({ detail: `Cross-site request refused (${reason}): /__mock answers the developer's tools and its own pages, never a page on another site` });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    expect(mock.faults.list()).toEqual([]);
+    expect(await mock.faults.list()).toEqual([]);
   });
 
   test('a preflight to /__mock gets no CORS answer even with --cors *', async () => {

@@ -72,6 +72,7 @@ const OPERATIONS: Record<string, fc.Arbitrary<Call>> = {
   getControlPlaneDocument: fc.constant({ method: 'GET', path: '/__mock/openapi.json' }),
   getDrift: fc.constantFrom('', '?format=junit', '?format=x').map((q) => ({ method: 'GET', path: `/__mock/drift${q}` })),
   clearDrift: fc.constant({ method: 'DELETE', path: '/__mock/drift' }),
+  principalOf: fc.record({ token: field(hostileString) }, { requiredKeys: [] }).map((body) => ({ method: 'POST', path: '/__mock/principal', body })),
 };
 
 const operationIds = (file: string) =>

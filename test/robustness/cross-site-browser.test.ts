@@ -55,8 +55,8 @@ async function state(mock: MockServer) {
   const secret = await fetch(`${mock.url}/secrets/KEEP?namespace=function_env`, { headers: AUTH });
   const mailboxes = await fetch(`${mock.url}/mailboxes`, { headers: AUTH });
   return {
-    faults: mock.faults.list().length,
-    clockOffsetHours: Math.round(mock.clock.offsetSeconds / 3600),
+    faults: (await mock.faults.list()).length,
+    clockOffsetHours: Math.round((await mock.clock.now()).offset_seconds / 3600),
     secret: secret.status,
     mailboxes: ((await mailboxes.json()) as { items: unknown[] }).items.length,
   };
@@ -126,7 +126,7 @@ describeInBrowser('a page on another site sends simple requests to /__mock', () 
       expect(status).toBe(201);
     } finally {
       await page.close();
-      mock.faults.clear();
+      await mock.faults.clear();
     }
   });
 });
@@ -153,7 +153,7 @@ describeInBrowser('with --cors *', () => {
         };
       }, mock.url);
       expect(read).toEqual({ service: 200, export: 'refused: TypeError', faults: 'refused: TypeError' });
-      expect(mock.faults.list()).toEqual([]);
+      expect(await mock.faults.list()).toEqual([]);
     } finally {
       await page.close();
       await mock.close();

@@ -60,11 +60,11 @@ describe('issued tokens expire on the mock’s clock', () => {
   test.each(['strict', 'open'] as const)('--auth %s: a token past the default 30 days answers 401, one day before it still works', async (auth) => {
     mock = await testServer({ auth });
     const start = Date.parse('2030-01-01T00:00:00Z');
-    mock.clock.set(start);
+    await mock.clock.set(new Date(start));
     const token = await issue(mock);
-    mock.clock.set(start + 29 * DAY);
+    await mock.clock.set(new Date(start + 29 * DAY));
     expect((await listSecrets(mock, token)).status).toBe(200);
-    mock.clock.set(start + 30 * DAY);
+    await mock.clock.set(new Date(start + 30 * DAY));
     expect(await listSecrets(mock, token)).toEqual(UNAUTHORIZED);
     // Never a workspace of its own as if it were an API key.
     expect(mock.app.mock.store.principals().filter((p) => p.startsWith('key:'))).toEqual([]);

@@ -1,0 +1,50 @@
+/**
+ * The mock's Docker image from a Node test suite through Testcontainers: two containers with
+ * different scenarios, started in parallel, each with its own URL and control handle. Needs a
+ * Docker engine and the image built: CI runs it under docker-smoke.sh, which sets IMAGE_TAG;
+ * without IMAGE_TAG it is skipped (a machine with Docker but no built image must not pull one).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { CloudBrowserMockContainer, type StartedCloudBrowserMockContainer } from '../src/testcontainers.js'; // in your project: 'cloud-browser-mock/testcontainers'
+
+const IMAGE = process.env.IMAGE_TAG;
+const auth = { Authorization: 'Bearer sk_test_demo' };
+const run = IMAGE ? describe : describe.skip;
+const title = IMAGE ? `Testcontainers: ${IMAGE}` : 'Testcontainers (skipped: IMAGE_TAG is not set; .ci/run sets it under docker-smoke.sh)';
+
+run(title, () => {
+  let paging: StartedCloudBrowserMockContainer;
+  let strict: StartedCloudBrowserMockContainer;
+  beforeAll(async () => {
+    // README: Testcontainers (Node)
+    [paging, strict] = await Promise.all([
+      new CloudBrowserMockContainer(IMAGE).withScenario('paging').start(),
+      new CloudBrowserMockContainer(IMAGE).withScenario('empty').withAuth('strict').withAdminToken('adm-secret').start(),
+    ]);
+  }, 120_000);
+  afterAll(() => Promise.all([paging?.stop(), strict?.stop()]));
+
+  test('each container serves its own scenario', async () => {
+    const many = (await (await fetch(`${paging.url}/sessions/sess_paging/files?limit=1`, { headers: auth })).json()) as { total: number };
+    expect(many.total).toBeGreaterThan(1);
+    expect((await fetch(`${strict.url}/sessions/sess_paging/files`, { headers: auth })).status).toBe(404);
+  });
+
+  test('state, faults and clocks are independent', async () => {
+    await paging.control.faults.add({ operationId: 'listSecrets', status: 503, times: 1 });
+    await paging.control.clock.advance('P8D');
+    expect((await fetch(`${paging.url}/secrets`, { headers: auth })).status).toBe(503);
+    expect((await fetch(`${strict.url}/secrets`, { headers: auth })).status).toBe(200);
+    expect(await strict.control.faults.list()).toEqual([]);
+    expect((await strict.control.clock.now()).offset_seconds).toBeCloseTo(0, 0);
+    expect((await paging.control.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([503]);
+    expect((await strict.control.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([200]);
+    await paging.control.reset();
+  });
+
+  test('withAuth("strict") and withAdminToken(): made-up tokens and a bare /__mock are refused, .control sends the token', async () => {
+    expect((await fetch(`${strict.url}/secrets`, { headers: { Authorization: 'Bearer made-up' } })).status).toBe(401);
+    expect((await fetch(`${strict.url}/__mock/faults`)).status).toBe(401);
+    expect(await strict.control.principalOf('sk_test_demo')).toBe('user:dev@example.com');
+  });
+});
