@@ -56,8 +56,9 @@ function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
 test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
-  // The CommonJS build for `require`: one bundle, its map, and its types.
-  const commonJs = ['dist/src/index.cjs', 'dist/src/index.cjs.map', 'dist/src/index.d.cts', 'dist/src/index.d.cts.map'];
+  // The CommonJS build for `require`: a bundle per entry point (the package, its testcontainers
+  // subpath), each with its map and its types.
+  const commonJs = ['index', 'testcontainers'].flatMap((m) => ['.cjs', '.cjs.map', '.d.cts', '.d.cts.map'].map((ext) => `dist/src/${m}${ext}`));
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
   expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
