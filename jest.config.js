@@ -8,4 +8,6 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   testTimeout: 30000,
+  // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
+  reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
 };

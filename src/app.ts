@@ -24,6 +24,8 @@ import type { DriftLog } from './proxy/drift.js';
 import type { ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './mock/coverage.js';
+import { createOpenApiValidator, type OpenApiRequestValidator } from './validation/eov.js';
+import { loadMulter } from './http/body.js';
 import { controlPlane, readControlPlaneDocument } from './mock/control-plane.js';
 import { Faults } from './mock/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, REDACTED, redactQuery } from './mock/journal.js';
@@ -39,6 +41,8 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
+  warm(stopped?: () => boolean): Promise<void>;
   /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
   drift?: DriftLog;
   /** With --record: resolves once everything recorded so far is written. */
@@ -69,7 +73,7 @@ async function responseValidator(document: OpenApiDocument): Promise<ResponseVal
 /**
  * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
  */
-async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
+async function proxyDeps(options: MockOptions, document: OpenApiDocument, validator: OpenApiRequestValidator, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
   if (!options.upstream) {
     if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
     if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
@@ -99,7 +103,7 @@ async function proxyDeps(options: MockOptions, document: OpenApiDocument, clock:
     logger.info({ file }, 'recording into one scenario everything seen through this proxy, whatever the token (tokens themselves are never recorded)');
   }
   logger.info({ upstream: upstream.origin }, 'forwarding service requests to the upstream; the local store is not used');
-  return { upstream, drift, recorder, logger };
+  return { upstream, drift, recorder, logger, validator, document };
 }
 
 /**
@@ -124,7 +128,9 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const document = readOpenApi();
   const operations = buildOperations(document);
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
-  const proxy = await proxyDeps(options, document, clock, logger);
+  // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
+  const validator = createOpenApiValidator(document);
+  const proxy = await proxyDeps(options, document, validator, clock, logger);
   const store = await Store.open({
     // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
     inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
@@ -152,6 +158,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const deps = {
     faults,
     operations,
+    document,
+    validator,
     handlers,
     store,
     clock,
@@ -228,10 +236,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
   app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
-  app.use(
-    '/__mock',
-    refuseCrossSite(),
-    controlPlane({
+  const control = controlPlane({
       store,
       clock,
       reset,
@@ -252,8 +257,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       },
       drift: deps.proxy?.drift,
       operations,
-    }),
-  );
+  });
+  app.use('/__mock', refuseCrossSite(), control);
 
   // Neither the service nor the mock's own paths: FastAPI's 404.
   app.use((_req: Request, res: Response) => sendError(res, new HttpError(404, DETAIL.notFound)));
@@ -282,6 +287,11 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     journal,
     faults,
     coverage,
+    warm: async (stopped?: () => boolean) => {
+      loadMulter();
+      await validator.warm(stopped);
+      await control.warm(stopped);
+    },
     drift: deps.proxy?.drift,
     flushRecording: deps.proxy?.recorder ? () => deps.proxy!.recorder!.flush() : undefined,
     reset,

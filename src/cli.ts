@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);

@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
-import { compileSchema, type FieldSpec, type Spec } from './validation/spec.js';
 
 export const OPERATION_IDS = [
   'createToken', 'listSessionFiles', 'uploadSessionFile', 'downloadSessionFile', 'deleteSessionFile',
@@ -14,11 +13,23 @@ export const OPERATION_IDS = [
 ] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
+/** A schema of the document with its `$ref`s and null branch resolved: what a string is parsed as. */
+export type Schema = Record<string, any>;
+
 export interface ParamSpec {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
-  spec: Spec;
+  /** The parameter's schema, `$ref` and null branch resolved (a string is never null). */
+  schema: Schema;
+}
+
+export interface BodyField {
+  name: string;
+  required: boolean;
+  /** `format: binary`: an upload. */
+  binary: boolean;
+  schema: Schema;
 }
 
 export type BodyKind = 'json' | 'form' | 'multipart';
@@ -31,7 +42,8 @@ export interface Operation {
   regex: RegExp;
   pathParams: string[];
   params: ParamSpec[];
-  body?: { kind: BodyKind; required: boolean; fields: FieldSpec[]; spec: Spec };
+  /** The body: its kind, and for forms the declared fields (FastAPI reads each from the form). */
+  body?: { kind: BodyKind; required: boolean; schema: Schema; fields: BodyField[] };
   secured: boolean;
   /** Documented statuses, as strings, in document order. */
   statuses: string[];
@@ -64,8 +76,23 @@ const BODY_KINDS: Record<string, BodyKind> = {
  * shows in 405 Allow headers; JSON path items cannot interleave methods of different paths, so
  * the document records the declaration order in `x-route-order`.
  */
+/** Follows `$ref`s within the document. */
+export function resolveRef(doc: OpenApiDocument, schema: Schema | undefined): Schema {
+  let s = schema ?? {};
+  for (let i = 0; s.$ref && i < 32; i++) s = String(s.$ref).split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc) ?? {};
+  return s;
+}
+
+/** `Optional[X]` as a string parameter or form field sees it: X (with the outer default). */
+export function scalarSchema(doc: OpenApiDocument, schema: Schema | undefined): Schema {
+  const s = resolveRef(doc, schema);
+  if (!Array.isArray(s.anyOf)) return s;
+  const rest = s.anyOf.filter((b: Schema) => b?.type !== 'null');
+  const { anyOf: _a, ...outer } = s;
+  return rest.length === 1 ? { ...resolveRef(doc, rest[0]), ...outer } : s;
+}
+
 export function buildOperations(doc: OpenApiDocument): Operation[] {
-  const components = doc.components?.schemas ?? {};
   const byId = new Map<string, Operation>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
     for (const [method, op] of Object.entries(item as Record<string, any>)) {
@@ -74,7 +101,7 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
         name: p.name,
         in: p.in,
         required: Boolean(p.required),
-        spec: compileSchema(p.schema ?? {}, components),
+        schema: scalarSchema(doc, p.schema),
       }));
       // Errors are reported path → query → header whatever the declaration order (CONTRACT §4).
       const rank = { path: 0, query: 1, header: 2 } as const;
@@ -82,13 +109,13 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
       let body: Operation['body'];
       if (op.requestBody) {
         const [mediaType, media] = Object.entries(op.requestBody.content as Record<string, any>)[0];
-        const spec = compileSchema(media.schema, components);
-        body = {
-          kind: BODY_KINDS[mediaType],
-          required: Boolean(op.requestBody.required),
-          spec,
-          fields: spec.kind === 'object' ? spec.fields : [],
-        };
+        const schema = resolveRef(doc, media.schema);
+        const required = new Set<string>(schema.required ?? []);
+        const fields = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([name, s]) => {
+          const field = scalarSchema(doc, s);
+          return { name, required: required.has(name), binary: field.format === 'binary', schema: field };
+        });
+        body = { kind: BODY_KINDS[mediaType], required: Boolean(op.requestBody.required), schema, fields };
       }
       byId.set(op.operationId, {
         id: op.operationId,

@@ -10,7 +10,7 @@ import { authenticate, type AuthContext } from './auth.js';
 import { DETAIL, HttpError } from './errors/http-error.js';
 import { readBody, type ParsedBody } from './http/body.js';
 import type { Clock } from './mock/clock.js';
-import type { Operation } from './openapi.js';
+import type { OpenApiDocument, Operation } from './openapi.js';
 import type { HandlerMap, OperationConfig, Reply } from './operations/types.js';
 import { pyDumps } from './python/values.js';
 import { parseQuery } from './python/url.js';
@@ -21,12 +21,16 @@ import type { Faults } from './mock/faults.js';
 import { redactBody } from './mock/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
 import { summarizeBody } from './mock/body-summary.js';
+import type { OpenApiRequestValidator } from './validation/eov.js';
 import { validateInput } from './validation/input.js';
 import { proxyRequest, type ProxyDeps } from './proxy/proxy-stage.js';
 import type { ResponseValidator } from './validation/responses.js';
 
 export interface PipelineDeps {
   operations: Operation[];
+  /** openapi.json, and express-openapi-validator over it (the validate stage). */
+  document: OpenApiDocument;
+  validator: OpenApiRequestValidator;
   handlers: HandlerMap;
   store: Store;
   clock: Clock;
@@ -105,9 +109,10 @@ export function sendError(res: ServerResponse, e: HttpError) {
   sendJsonText(res, e.status, pyDumps({ detail: e.detail }), e.headers);
 }
 
-async function discardBody(body: ParsedBody, store: Store) {
+/** Removes the temporary blobs of a body: all of them, or once committed the parts not stored. */
+export async function discardBody(body: ParsedBody, store: Store, committed = false) {
   if (body.kind !== 'form') return;
-  for (const f of body.fields.values()) if (f.type === 'file') await store.blobs.discard(f.upload.blob.temp);
+  if (!committed) for (const f of body.fields.values()) if (f.type === 'file') await store.blobs.discard(f.upload.blob.temp);
   for (const b of body.discarded) await store.blobs.discard(b.temp);
 }
 
@@ -171,7 +176,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
     if (principal) facts.principal = principal;
     facts.body = journalBody(op.id, body);
-    const input = validateInput(op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
+    const input = await validateInput(deps.validator, deps.document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
     const prefer = parsePrefer(req.headers.prefer);
     if (prefer.delayMs) await sleep(prefer.delayMs);
     if (prefer.code !== undefined) {
@@ -183,10 +188,6 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     const workspace = principal ? await deps.store.workspace(principal) : null;
     const reply = await deps.handlers[op.id](input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
     committed = true;
-    if (body.kind === 'form') {
-      // The upload that was stored is committed (renamed); anything else parsed is dropped.
-      for (const b of body.discarded) await deps.store.blobs.discard(b.temp);
-    }
     send(res, op, reply, deps);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
@@ -196,7 +197,8 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     if (e.status < 500) deps.validateResponse?.(op, e.status, 'application/json', JSON.parse(pyDumps({ detail: e.detail })));
     sendError(res, e);
   } finally {
-    if (!committed) await discardBody(body, deps.store);
+    // The upload that was stored is committed (renamed); anything else parsed is dropped.
+    await discardBody(body, deps.store, committed);
   }
   return true;
 }

@@ -7,6 +7,12 @@ import { DEFAULTS, type MockOptions } from './options.js';
 import { defaultMaxConnections, limitConnections } from './server-limits.js';
 
 export interface ServerOptions extends MockOptions {
+  /**
+   * Load and compile the validators right after listen (the CLI does); else on first use. Off
+   * in tests: loading blocks the event loop for a moment, and a test's short headers timeout
+   * could fire on a request that arrived meanwhile.
+   */
+  warm?: boolean;
   /** Port to listen on; 0 (the default here) picks a free one. */
   port?: number;
   /** Interface to bind; default 127.0.0.1 (loopback only). */
@@ -55,6 +61,9 @@ export interface MockServer extends MockControl {
  * await mock.close();
  * ```
  */
+/** Idle time after listen before the validators are loaded, when no request came first. */
+const WARM_AFTER_MS = 300;
+
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
   // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
@@ -98,6 +107,24 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     throw e;
   }
   const port = (server.address() as AddressInfo).port;
+  // The validation stack loads and compiles after listen (issue 12). Loading blocks the event
+  // loop for a moment, so it starts once the first answer (a readiness probe's /health, most
+  // often) has gone out, or after WARM_AFTER_MS without a request.
+  if (options.warm) {
+    let started = false;
+    const warm = () => {
+      if (started || stopping) return;
+      started = true;
+      const began = Date.now();
+      void app.mock
+        .warm(() => stopping)
+        // A line a test (or a curious user at --log-level debug) can wait for.
+        .then(() => app.mock.logger.debug({ duration_ms: Date.now() - began }, 'validators warmed'))
+        .catch((e) => app.mock.logger.error({ err: e }, 'validator warm-up failed'));
+    };
+    setTimeout(warm, WARM_AFTER_MS).unref();
+    server.once('request', (_req, res: ServerResponse) => res.once('finish', () => setImmediate(warm)));
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closing: Promise<void> | undefined;
   // The same client connectMockServer() returns, over this server's own control plane: one

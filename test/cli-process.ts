@@ -14,6 +14,8 @@ export interface RunningCli {
   exited: Promise<number | null>;
   /** Resident memory of the process, in bytes (Linux). */
   rss(): number;
+  /** Resolves once the output so far matches (waits for the process to print it). */
+  waitFor(pattern: RegExp): Promise<void>;
 }
 
 export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunningCli> {
@@ -36,6 +38,20 @@ export function startCli(args: string[], opts: { cwd: string; env?: Record<strin
         output: () => out + err,
         exited,
         rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
+        waitFor: (pattern) =>
+          new Promise<void>((done) => {
+            const check = () => {
+              if (!pattern.test(out + err)) return false;
+              child.stdout!.off('data', check);
+              child.stderr!.off('data', check);
+              done();
+              return true;
+            };
+            if (!check()) {
+              child.stdout!.on('data', check);
+              child.stderr!.on('data', check);
+            }
+          }),
       });
     };
     child.stdout!.on('data', onData);

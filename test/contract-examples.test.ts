@@ -1,6 +1,6 @@
 /**
  * Every answer recorded from the FastAPI application of the contract
- * (../shared/spec/fastapi-examples.json) replayed against the mock: same status, same headers
+ * (test/fixtures/fastapi-examples.json, a copy of the project spec's recording) replayed against the mock: same status, same headers
  * that matter, same body text. The recording's data is test/fixtures/fastapi-reference.json.
  *
  * Values that depend on when and where the recording ran are compared by shape, not by value:
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Clock } from '../src/mock/clock.js';
 import type { MockServer } from '../src/server.js';
-import { ROOT, SHARED_SPEC, rawRequest, testServer } from './helpers.js';
+import { FIXTURES, rawRequest, testServer } from './helpers.js';
 
 interface Example {
   id: string;
@@ -20,8 +20,8 @@ interface Example {
   response: { status: number; headers: Record<string, string>; body: string };
 }
 
-const examples: Example[] = JSON.parse(readFileSync(join(SHARED_SPEC, 'fastapi-examples.json'), 'utf8'));
-const REFERENCE = join(ROOT, 'test', 'fixtures', 'fastapi-reference.json');
+const examples: Example[] = JSON.parse(readFileSync(join(FIXTURES, 'fastapi-examples.json'), 'utf8')).examples;
+const REFERENCE = join(FIXTURES, 'fastapi-reference.json');
 
 const NOW_STAMP = /"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"/g;
 const NEW_ID = /"(file|sec|sess|mbx)_[0-9a-f]{16}"/g;

@@ -7,7 +7,8 @@ import { startMockServer, type MockServer, type ServerOptions } from '../src/ser
 import type { MockOptions } from '../src/options.js';
 
 export const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
-export const SHARED_SPEC = join(ROOT, '..', 'shared', 'spec');
+/** Test data kept in the repository: the suite reads nothing outside it (a plain clone passes). */
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
 
 /** An app as the tests use it: in memory, quiet, every response validated against openapi.json. */
 export function testApp(options: MockOptions = {}): Promise<MockApp> {

@@ -1,12 +1,18 @@
 /**
- * The multipart parser hands file bytes on without copying each chunk, keeping back only the few
- * bytes that might begin a delimiter. However a body is cut into chunks — a delimiter across two
- * chunks, content that looks like the start of one — the parts must come out the same.
+ * Multipart bodies are read by multer (busboy) behind our part-header corrector, which hands file
+ * bytes on without copying each chunk, keeping back only the few bytes that might begin a
+ * delimiter. However a body is cut into chunks — a delimiter across two chunks, content that
+ * looks like the start of one — the parts must come out the same.
  */
-import { expect, test } from '@jest/globals';
+import { afterAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { MultipartParser } from '../src/http/multipart.js';
+import { readMultipartParts } from '../src/http/body.js';
+import { BlobStore } from '../src/store/blobs.js';
 
 interface Part {
   name: string;
@@ -14,27 +20,22 @@ interface Part {
   content: Buffer;
 }
 
+const dir = mkdtempSync(join(tmpdir(), 'cbm-chunks-'));
+const blobs = new BlobStore(join(dir, 'tmp'), join(dir, 'blobs'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
 async function parse(boundary: string, chunks: Buffer[]) {
-  const out: { name: string | undefined; file: boolean; content: Buffer }[] = [];
-  const reads: Promise<void>[] = [];
-  const parser = new MultipartParser(boundary, {
-    onFile(part, stream) {
-      const bufs: Buffer[] = [];
-      const entry = { name: part.name, file: true, content: Buffer.alloc(0) };
-      out.push(entry);
-      stream.on('data', (b: Buffer) => bufs.push(Buffer.from(b)));
-      reads.push(new Promise((resolve) => stream.on('end', () => resolve((entry.content = Buffer.concat(bufs)), undefined))));
-    },
-    onField(part, value) {
-      out.push({ name: part.name, file: false, content: Buffer.from(value, 'utf8') });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    parser.on('finish', resolve);
-    parser.on('error', reject);
-    Readable.from(chunks, { objectMode: false }).pipe(parser);
-  });
-  await Promise.all(reads);
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  const req = Object.assign(Readable.from(chunks, { objectMode: false }), {
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(length) },
+  }) as unknown as IncomingMessage;
+  const parts = await readMultipartParts(req, `multipart/form-data; boundary=${boundary}`, { blobs, maxUpload: 1 << 30 });
+  const out = parts.map((p) => ({
+    name: p.name,
+    file: p.value.type === 'file',
+    content: p.value.type === 'file' ? readFileSync(join(dir, 'tmp', p.value.upload.blob.temp)) : Buffer.from(p.value.value, 'utf8'),
+  }));
+  for (const p of parts) if (p.value.type === 'file') await blobs.discard(p.value.upload.blob.temp);
   return out;
 }
 

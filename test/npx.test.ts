@@ -6,19 +6,24 @@
  * and nothing else.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT, multipart } from './helpers.js';
+import { TARBALL, packCopy, userEnv } from './packed.js';
+
+const HAS_CHROMIUM = existsSync('/usr/bin/chromium');
+// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
+if (!HAS_CHROMIUM && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
+if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a browser [SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium)]', () => {});
 
 /** /__mock/ui answers the page; where Debian's chromium is installed, the page also connects with no script error. */
 async function expectInspectorWorks(url: string): Promise<void> {
   const res = await fetch(`${url}/__mock/ui`);
   expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
-  if (!existsSync('/usr/bin/chromium') && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
-  if (!existsSync('/usr/bin/chromium')) return console.warn('npx test: the inspector page was not loaded in a browser: /usr/bin/chromium is missing');
+  if (!HAS_CHROMIUM) return; // the skipped test above says so
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
   try {
     const page = await browser.newPage();
@@ -32,28 +37,12 @@ async function expectInspectorWorks(url: string): Promise<void> {
   }
 }
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
 let work: string;
-let tree: string;
 let files: string[];
-
-/** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
-const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cbm-npx-'));
-  // Pack a copy of the source tree with what must not ship planted in it: tests, a data
-  // directory, no dist/ (so prepack has to build), and the repository's node_modules linked in.
-  tree = join(work, 'tree');
-  const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
-  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
-  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
-  mkdirSync(join(tree, '.cloud-browser-mock'));
-  writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');
-  const packed = spawnSync('npm', ['pack', '--json', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
-  expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
-  files = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
+  files = packCopy(work);
 }, 150_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -64,11 +53,14 @@ function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
   );
 }
 
-test('the tarball ships compiled code with .d.ts and maps, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
+test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
+  // The CommonJS build for `require`: a bundle per entry point (the package, its testcontainers
+  // subpath), each with its map and its types.
+  const commonJs = ['index', 'testcontainers'].flatMap((m) => ['.cjs', '.cjs.map', '.d.cts', '.d.cts.map'].map((ext) => `dist/src/${m}${ext}`));
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
-  expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled].sort());
+  expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
 });
 

@@ -30,3 +30,14 @@ test('import "cloud-browser-mock/testcontainers" exports CloudBrowserMockContain
   expect(sub.exports).toEqual(expect.arrayContaining(['CloudBrowserMockContainer', 'StartedCloudBrowserMockContainer']));
   expect(sub.testcontainersFiles).toBeGreaterThan(0);
 });
+
+test('require("cloud-browser-mock/testcontainers") from CommonJS exports the same module as its import condition', () => {
+  const script = `
+    const m = require('cloud-browser-mock/testcontainers');
+    console.log(JSON.stringify({ exports: Object.keys(m).sort(), file: require.resolve('cloud-browser-mock/testcontainers') }));`;
+  const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH } });
+  expect([r.status, r.stderr]).toEqual([0, '']);
+  const sub = JSON.parse(r.stdout) as { exports: string[]; file: string };
+  expect(sub.file.endsWith('testcontainers.cjs')).toBe(true);
+  expect(sub.exports).toEqual(expect.arrayContaining(['CloudBrowserMockContainer', 'StartedCloudBrowserMockContainer']));
+});

@@ -8,13 +8,14 @@
  *    contract's request models fed as FastAPI feeds them) and the 422/400 answers must be equal
  *    byte for byte. Skipped, visibly, where python3 with pydantic is not installed.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ERROR_TYPES, MSG } from '../src/errors/catalogue.js';
 import type { MockServer } from '../src/server.js';
 import { ROOT, rawRequest, testServer, type RawResponse } from './helpers.js';
+import { describeWithPydantic } from './needs-tool.js';
 
 // Fixed so runs are reproducible; FUZZ_SEED explores others (a failure prints the cases).
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -164,15 +165,8 @@ test(`${RUNS} generated requests: no 5xx, and every 4xx body has the documented 
 });
 
 const oracle = join(ROOT, 'test', 'oracle', 'fastapi_oracle.py');
-const hasPydantic = spawnSync('python3', ['-c', 'import pydantic, sys; sys.exit(0 if pydantic.VERSION.startswith("2.") else 1)']).status === 0;
 
-describe('against real Pydantic', () => {
-  if (!hasPydantic) {
-    test('is skipped: python3 with pydantic 2 is not installed here', () => {
-      console.warn('parity-fuzz: python3 with pydantic 2 not found; the oracle comparison did not run');
-    });
-    return;
-  }
+describeWithPydantic('against real Pydantic', () => {
   test(`the ${RUNS} requests get the answer Pydantic gives, byte for byte`, () => {
     const input = samples
       .map((c) => JSON.stringify({ op: c.op, query: c.query, content_type: c.contentType, body_b64: c.body ? c.body.toString('base64') : null }))

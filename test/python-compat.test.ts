@@ -3,14 +3,14 @@
  * generated inputs: json.loads (values, error messages and offsets), float repr, unquote and
  * parse_qsl. Skipped, visibly, where python3 is not installed.
  */
-import { describe, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../src/python/json-decode.js';
 import { pyParseQsl, pyUnquote } from '../src/python/url.js';
 import { pyDumps, pyFloatRepr } from '../src/python/values.js';
+import { describeWithPython } from './needs-tool.js';
 
-const python = spawnSync('python3', ['--version']).status === 0;
 const SEED = Number(process.env.FUZZ_SEED ?? 4242);
 
 /** Runs a Python program over JSON lines, one answer line per input line. */
@@ -20,8 +20,6 @@ function inPython(program: string, inputs: unknown[]): unknown[] {
   return r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
 }
 
-const suite = python ? describe : describe.skip;
-if (!python) test('python-compat is skipped: python3 is not installed here', () => console.warn('python3 not found: python-compat checks did not run'));
 
 /** JSON-ish text, often broken: valid documents with random cuts, insertions and swaps. */
 const jsonish = fc.oneof(
@@ -35,7 +33,7 @@ const jsonish = fc.oneof(
   fc.constantFrom('NaN', '-Infinity', '1e400', '[1e999]', '{"a":NaN}', '"\\ud800"', '"\\ud800\\udc00"', '"\\ud800\\u0041"', '"\\u00e9"', '   ', ''),
 );
 
-suite('against python3', () => {
+describeWithPython('against python3', () => {
   test('json.loads: same value, or the same message at the same offset (3,000 texts)', () => {
     const texts = fc.sample(jsonish, { seed: SEED, numRuns: 3000 });
     const py = inPython(

@@ -12,7 +12,8 @@ import type { MockApp } from '../src/app.js';
 import { BUILT_IN_SCENARIOS, readScenarioFile } from '../src/scenarios/scenario.js';
 import { ACTION_METHODS, FALLBACK_RESPONSE_FORMAT } from '../src/workflow/sdk.js';
 import { ROOT, bearer, testApp } from './helpers.js';
-import { HAS_PYDANTIC, HAS_PYTHON, NO_PYDANTIC, NO_PYTHON, runExports } from './workflow-python.js';
+import { testWithPydantic, testWithPython } from './needs-tool.js';
+import { runExports } from './workflow-python.js';
 
 const AUTH = bearer('sk_test_workflow');
 let app: MockApp;
@@ -134,15 +135,13 @@ describe('every script of every session of every built-in scenario', () => {
 
   // The check of `python3 -c 'import ast,sys; ast.parse(sys.stdin.read())'`, made for all scripts
   // in one process: a python3 start costs a third of a second on a busy machine.
-  test('parse with Python’s ast.parse', () => {
-    if (!HAS_PYTHON) return console.warn(NO_PYTHON);
+  testWithPython('parse with Python’s ast.parse', () => {
     const entries = [...scripts];
     const reports = runExports(entries.map(([, s]) => ({ ...s, run: false })));
     expect(entries.map(([name], i) => [name, reports[i].syntax_error]).filter(([, error]) => error !== null)).toEqual([]);
   });
 
-  test('run against a stand-in SDK: one call per replayable action, no error or warning (inferred models accept the recorded results)', () => {
-    if (!HAS_PYDANTIC) return console.warn(NO_PYDANTIC);
+  testWithPydantic('run against a stand-in SDK: one call per replayable action, no error or warning (inferred models accept the recorded results)', () => {
     const entries = [...scripts];
     const reports = runExports(entries.map(([, s]) => ({ ...s, run: true })));
     reports.forEach((report, i) => {
@@ -153,8 +152,7 @@ describe('every script of every session of every built-in scenario', () => {
   });
 });
 
-test('sess_demo’s inferred model compiles in Pydantic, validates the recorded result, and run() returns it', async () => {
-  if (!HAS_PYDANTIC) return console.warn(NO_PYDANTIC);
+testWithPydantic('sess_demo’s inferred model compiles in Pydantic, validates the recorded result, and run() returns it', async () => {
   const script = (await code('sess_demo', switches(true, true))).body.python_script;
   const [report] = runExports([{ script, asWorkflow: true, run: true, samples: callSamples(demoActions) }]);
   expect(report.error).toBeNull();

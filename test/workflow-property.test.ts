@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import type { Action } from '../src/store/types.js';
 import { exportSession } from '../src/workflow/export-session.js';
 import { ACTION_METHODS, RESULT_SAMPLE } from '../src/workflow/sdk.js';
-import { HAS_PYDANTIC, HAS_PYTHON, NO_PYDANTIC, NO_PYTHON, runExports, type ExportCase } from './workflow-python.js';
+import { testWithPydantic, testWithPython } from './needs-tool.js';
+import { runExports, type ExportCase } from './workflow-python.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20250101);
 const RUNS = 150;
@@ -138,8 +139,7 @@ test('json_actions are the recorded actions without their result samples, respon
 });
 
 describe('every export, given to Python', () => {
-  test('parses, and carries each unsupported action as a comment that reads back to it', () => {
-    if (!HAS_PYTHON) return console.warn(NO_PYTHON);
+  testWithPython('parses, and carries each unsupported action as a comment that reads back to it', () => {
     const reports = runExports(cases.map((c): ExportCase => ({ script: c.exported.python_script, asWorkflow: c.asWorkflow, run: false })));
     cases.forEach((c, i) => {
       const context = { session: c.n, asWorkflow: c.asWorkflow, infer: c.infer, seed: SEED };
@@ -147,8 +147,7 @@ describe('every export, given to Python', () => {
     });
   });
 
-  test('runs: the SDK calls carry the recorded values unchanged, inferred models accept the samples, run() returns the typed result', () => {
-    if (!HAS_PYDANTIC) return console.warn(NO_PYDANTIC);
+  testWithPydantic('runs: the SDK calls carry the recorded values unchanged, inferred models accept the samples, run() returns the typed result', () => {
     const reports = runExports(cases.map((c): ExportCase => ({ script: c.exported.python_script, asWorkflow: c.asWorkflow, run: true, samples: c.samples })));
     cases.forEach((c, i) => {
       const context = { session: c.n, asWorkflow: c.asWorkflow, infer: c.infer, seed: SEED };

@@ -1,19 +1,11 @@
 /**
- * Test helpers that hand exported scripts to Python: whether python3 (and Pydantic) are here, and
- * one process that parses, runs and reports a whole batch (test/python/run_exports.py).
+ * Test helpers that hand exported scripts to Python (whether python3 and Pydantic are here is
+ * test/needs-tool.ts): one process that parses, runs and reports a whole batch (test/python/run_exports.py).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { SDK, UNSUPPORTED_PREFIX } from '../src/workflow/sdk.js';
 import { ROOT } from './helpers.js';
-
-export const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;
-/** The scripts' models need Pydantic 2, and `X | None` annotations need Python 3.10. */
-export const HAS_PYDANTIC =
-  HAS_PYTHON && spawnSync('python3', ['-c', 'import sys, pydantic; sys.exit(sys.version_info < (3, 10) or not pydantic.VERSION.startswith("2."))']).status === 0;
-
-export const NO_PYTHON = 'python3 is not installed: the generated scripts are not parsed (.ci/run installs it)';
-export const NO_PYDANTIC = 'python3 >= 3.10 with pydantic 2 is not available: the scripts and their inferred models are not executed (pip install "pydantic>=2")';
 
 export interface ExportCase {
   script: string;

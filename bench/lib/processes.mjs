@@ -107,6 +107,8 @@ export async function startServer({ name, script, args, port, healthPath = '/hea
     url,
     pid: child.pid,
     coldStartMs,
+    /** performance.now() when the process was spawned. */
+    startedAt: t0,
     rss: () => rssMiB(child.pid),
     stop: () =>
       new Promise((resolve) => {

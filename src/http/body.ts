@@ -1,7 +1,7 @@
 /**
  * Reading a request body the way the service's stack does, before authentication (CONTRACT §8):
- * JSON as FastAPI decides it is JSON, forms as Starlette parses them, multipart streamed with
- * file parts going straight to temporary blobs. Framing problems become the service's 400, 413
+ * JSON as FastAPI decides it is JSON (our Python JSON decoder), forms as Starlette parses them,
+ * multipart by multer with file parts streamed straight to temporary blobs. Framing problems become the service's 400, 413
  * and 422 answers here.
  */
 import type { IncomingMessage } from 'node:http';
@@ -12,7 +12,10 @@ import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } f
 import { pyParseQsl } from '../python/url.js';
 import type { PyValue } from '../python/values.js';
 import type { BlobStore, WrittenBlob } from '../store/blobs.js';
-import { MultipartError, MultipartParser, boundaryOf } from './multipart.js';
+import type { Readable, Writable } from 'node:stream';
+import { createRequire } from 'node:module';
+import type { Options, StorageEngine } from 'multer';
+import { MultipartError, PartHeaderCorrector, boundaryOf } from './part-headers.js';
 
 /** JSON and urlencoded bodies larger than this are refused (chosen; FastAPI sets no limit). */
 export const MAX_FORM_BODY = 1024 * 1024;
@@ -67,22 +70,28 @@ function tooLarge() {
 export interface ReadBodyOptions {
   blobs: BlobStore;
   maxUpload: number;
+  /** Cap of a JSON body (MAX_FORM_BODY unless said). */
+  maxJson?: number;
+  /** A JSON reader of its own (the control plane's, which keeps large snapshots off the event loop). */
+  parseJson?: (raw: Buffer) => Promise<PyValue>;
 }
 
 export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadBodyOptions): Promise<ParsedBody> {
   const contentType = req.headers['content-type'];
   const mt = mediaType(contentType);
   if (kind === 'json') {
-    const raw = await readRaw(req, MAX_FORM_BODY);
+    const raw = await readRaw(req, opts.maxJson ?? MAX_FORM_BODY);
     if (raw.length === 0) return { kind: 'none' };
     if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
-    return { kind: 'json', value: decodeJson(raw) };
+    return { kind: 'json', value: opts.parseJson ? await decodeJsonWith(opts.parseJson, raw) : decodeJson(raw) };
   }
   if (mt === 'multipart/form-data') return readMultipart(req, contentType!, opts);
   if (mt === 'application/x-www-form-urlencoded') {
     const raw = await readRaw(req, MAX_FORM_BODY);
     const fields = new Map<string, FormValue>();
-    for (const [k, v] of pyParseQsl(raw.toString('latin1'))) fields.set(k, { type: 'field', value: v });
+    const pairs = pyParseQsl(raw.toString('latin1'));
+    if (pairs.length > MAX_FORM_FIELDS) throw tooLarge();
+    for (const [k, v] of pairs) fields.set(k, { type: 'field', value: v });
     return { kind: 'form', fields, discarded: [] };
   }
   // Starlette's request.form() with any other content type is an empty form.
@@ -94,81 +103,136 @@ function decodeJson(raw: Buffer): PyValue {
   try {
     return pyJsonLoads(decodeJsonBytes(raw));
   } catch (e) {
-    if (e instanceof JsonDecodeError) throw validationError([err.jsonInvalid(e.pos, e.msg)]);
-    if (e instanceof JsonUndecodableError) throw new HttpError(400, DETAIL.bodyParseError);
-    throw e;
+    throw jsonError(e);
   }
 }
 
-async function readMultipart(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<ParsedBody> {
+async function decodeJsonWith(parse: (raw: Buffer) => Promise<PyValue>, raw: Buffer): Promise<PyValue> {
+  try {
+    return await parse(raw);
+  } catch (e) {
+    throw jsonError(e);
+  }
+}
+
+function jsonError(e: unknown): unknown {
+  {
+    if (e instanceof JsonDecodeError) return validationError([err.jsonInvalid(e.pos, e.msg)]);
+    if (e instanceof JsonUndecodableError) return new HttpError(400, DETAIL.bodyParseError);
+    return e;
+  }
+}
+
+/** Non-file fields of one form, together (chosen; see README Limits): past either, a 413. */
+export const MAX_FORM_FIELDS = 1000;
+export const MAX_FORM_FIELD_BYTES = 1024 * 1024;
+/** Parts of one multipart body, and bytes of one field: past either, the 400 of a bad body. */
+const MAX_PARTS = 1000;
+const MAX_FIELD_BYTES = 1024 * 1024;
+
+class FieldsTooLarge extends Error {}
+
+/** multer, loaded on first use (or at warm-up): start-up does not pay for it. */
+let multerModule: typeof import('multer') | undefined;
+export function loadMulter(): typeof import('multer') {
+  return (multerModule ??= createRequire(import.meta.url)('multer'));
+}
+
+/** The cut-off body errors of busboy: the parts completed before the cut stand, as in Starlette. */
+const CUT = new Set(['Unexpected end of form', 'Unexpected end of file', 'Malformed part header']);
+
+type MulterFile = { fieldname: string; stream: Readable };
+
+/**
+ * multer reads the body; its StorageEngine streams each file part into the blob store (hashed
+ * and metered there, no multer size limit: the upload's 413 is the operation's). Part headers
+ * are corrected on the way in (part-headers.ts), fields are taken from busboy as they come.
+ */
+export interface MultipartPart {
+  seq: number;
+  /** undefined: a part without a name (Starlette ignores it). */
+  name: string | undefined;
+  value: FormValue;
+}
+
+/** Every complete part of a multipart body, in arrival order (files written to temporary blobs). */
+export async function readMultipartParts(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<MultipartPart[]> {
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new HttpError(400, DETAIL.missingBoundary);
+  const corrector = new PartHeaderCorrector(boundary);
   // Completed parts in arrival order; a file part completes when its blob is written.
-  const completed: { seq: number; name: string; value: FormValue }[] = [];
-  const writes: Promise<void>[] = [];
+  const completed: MultipartPart[] = [];
+  const writes: Promise<unknown>[] = [];
+  const seqOf = new Map<Readable, number>();
   let seq = 0;
-  const parser = new MultipartParser(boundary, {
-    onFile(part, stream) {
-      if (part.name === undefined) {
-        stream.resume();
-        return;
-      }
-      const entry = { seq: seq++, name: part.name };
-      // Only a part that reached its closing boundary counts; an unfinished one rejects here.
-      writes.push(
-        opts.blobs.writeTemp(stream, opts.maxUpload).then(
-          (blob) => {
-            completed.push({ ...entry, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
-          },
-          // A write that failed (a full disk: 507) ends the body at once; the parser would
-          // otherwise wait for a drain from a stream that is gone.
-          // (An unfinished part, cut off by the body's end, just does not count.)
-          (e) => {
-            if (!(e instanceof HttpError)) return;
-            failure ??= e;
-            fail(e);
-          },
-        ),
+  let fieldBytes = 0;
+  let writeFailure: HttpError | undefined;
+  const storage: StorageEngine = {
+    _handleFile(_req, file, cb) {
+      const f = file as unknown as MulterFile;
+      const part = corrector.parts[Number(f.fieldname.slice(1))];
+      const at = seqOf.get(f.stream) ?? seq++;
+      const write = opts.blobs.writeTemp(f.stream, opts.maxUpload).then((blob) => {
+        completed.push({ seq: at, name: part.name, value: { type: 'file', upload: { filename: part.filename ?? '', contentType: part.contentType, blob } } });
+      });
+      writes.push(write);
+      write.then(
+        () => cb(null, {}),
+        (e: Error) => {
+          // A failed write (a full disk: 507) is the answer, whatever busboy reports after it.
+          if (e instanceof HttpError) writeFailure ??= e;
+          cb(e);
+        },
       );
     },
-    onField(part, value) {
-      if (part.name !== undefined) completed.push({ seq: seq++, name: part.name, value: { type: 'field', value } });
+    // Nothing is removed behind our back: which blobs stay is decided once multer is done.
+    _removeFile: (_req, _file, cb) => cb(null),
+  };
+  const upload = loadMulter()({
+    storage,
+    preservePath: true,
+    defParamCharset: 'utf8',
+    limits: { parts: MAX_PARTS, fieldSize: MAX_FIELD_BYTES, fields: MAX_FORM_FIELDS },
+    streamHandler(request: IncomingMessage, busboy: Writable & { on(e: string, l: (...a: any[]) => void): unknown }) {
+      busboy.on('file', (_name: string, stream: Readable) => seqOf.set(stream, seq++));
+      busboy.on('field', (name: string, value: string) => {
+        fieldBytes += Buffer.byteLength(value);
+        if (fieldBytes > MAX_FORM_FIELD_BYTES) return void busboy.destroy(new FieldsTooLarge());
+        completed.push({ seq: seq++, name: corrector.parts[Number(name.slice(1))]?.name, value: { type: 'field', value } });
+      });
+      corrector.on('error', (e) => busboy.destroy(e));
+      request.pipe(corrector).pipe(busboy);
     },
+  } as Options).any();
+  const error = await new Promise<unknown>((resolve) => {
+    upload(req as any, {} as any, resolve);
   });
-  let fail: (e: unknown) => void = () => undefined;
-  let failure: unknown = null;
+  await Promise.allSettled(writes);
   const discardAll = () => Promise.all(completed.map((c) => (c.value.type === 'file' ? opts.blobs.discard(c.value.upload.blob.temp) : undefined)));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      fail = reject;
-      parser.on('finish', resolve);
-      parser.on('error', reject);
-      req.on('error', reject);
-      req.on('aborted', () => reject(new Error('request aborted')));
-      req.pipe(parser);
-    });
-    await Promise.all(writes);
-    if (failure) throw failure;
-  } catch (e) {
-    req.unpipe(parser);
-    await Promise.allSettled(writes);
+  const failed = writeFailure ?? error;
+  if (failed && !(failed instanceof Error && CUT.has(failed.message) && !writeFailure)) {
+    const error = failed;
     await discardAll();
-    if (e instanceof MultipartError) {
-      req.resume();
-      throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
-    }
-    if (e instanceof HttpError) {
-      // The rest of the body is read and dropped; the answer goes now, and the connection after.
-      req.resume();
-      throw new HttpError(e.status, e.detail, { ...e.headers, Connection: 'close' });
-    }
-    throw e;
+    req.resume();
+    if (error instanceof FieldsTooLarge || (error as { code?: string }).code === 'LIMIT_FIELD_COUNT') throw tooLarge();
+    if (error instanceof MultipartError || (error as { code?: string }).code?.startsWith('LIMIT_')) throw new HttpError(400, DETAIL.invalidMultipart, { Connection: 'close' });
+    // A write that failed (a full disk: 507): the rest of the body is dropped, the connection after.
+    if (error instanceof HttpError) throw new HttpError(error.status, error.detail, { ...error.headers, Connection: 'close' });
+    throw error;
   }
+  return completed.sort((a, b) => a.seq - b.seq);
+}
+
+async function readMultipart(req: IncomingMessage, contentType: string, opts: ReadBodyOptions): Promise<ParsedBody> {
+  const completed = await readMultipartParts(req, contentType, opts);
   // A repeated name: the last part wins, as Starlette's FormData.get; the others' blobs go.
-  completed.sort((a, b) => a.seq - b.seq);
   const fields = new Map<string, FormValue>();
   const discarded: WrittenBlob[] = [];
   for (const c of completed) {
+    if (c.name === undefined) {
+      if (c.value.type === 'file') discarded.push(c.value.upload.blob);
+      continue;
+    }
     const previous = fields.get(c.name);
     if (previous?.type === 'file') discarded.push(previous.upload.blob);
     fields.set(c.name, c.value);

@@ -4,32 +4,24 @@
  * content=false) and one session's files, paged (a session may hold 5,000), each marked expired
  * or not by the mock's clock. Public, documented operations — the page has no private endpoint.
  */
-import type { Request, Response, Router } from 'express';
-import { HttpError, validationError } from '../errors/http-error.js';
-import { DETAIL } from '../errors/http-error.js';
-import { err, type PydanticError } from '../errors/catalogue.js';
+import { DETAIL, HttpError } from '../errors/http-error.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { fileView, isExpired } from '../operations/session-files.js';
-import { sendJsonText } from '../pipeline.js';
-import { parseIntString } from '../validation/lax.js';
-import { parseQuery } from '../python/url.js';
-import type { Store } from '../store/store.js';
-import { isoTime, type Clock } from './clock.js';
+import { isoTime } from './clock.js';
+import type { ControlHandler } from './control-plane-types.js';
+import { json } from './control-plane-runtime.js';
 
+/** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
 export const MAX_FILES_PAGE = 1000;
 
-type Route = (fn: (req: Request, res: Response) => Promise<void> | void) => (req: Request, res: Response, next: (e?: unknown) => void) => void;
-
-/** Adds the inspector's read-only operations to the control-plane router (after its token check). */
-export function addInspectorRoutes(router: Router, route: Route, deps: { store: Store; clock: Clock }): void {
-  const json = (res: Response, value: unknown) => sendJsonText(res, 200, JSON.stringify(value));
-
-  router.get('/workspaces/:principal/overview', route(async (req, res) => {
-    const ws = await deps.store.workspace(String(req.params.principal));
-    const now = deps.clock.now();
+/** The inspector's read-only operations, routed by operationId like the rest of the control plane. */
+export const inspectorHandlers: Record<string, ControlHandler> = {
+  async workspaceOverview({ path }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const now = ctx.deps.clock.now();
     const d = ws.data;
-    json(res, {
+    json(ctx, 200, {
       principal: ws.principal,
       now: isoTime(now),
       sessions: d.sessions.map((s) => ({
@@ -42,28 +34,15 @@ export function addInspectorRoutes(router: Router, route: Route, deps: { store: 
       // Metadata only, as the service's own secret listing: the value never leaves the store here.
       secrets: d.secrets.map(secretView),
     });
-  }));
+  },
 
-  router.get('/workspaces/:principal/sessions/:session_id/files', route(async (req, res) => {
-    const q = parseQuery(req.url.split('?')[1] ?? '');
-    const errors: PydanticError[] = [];
-    const int = (name: string, min: number, max: number, fallback: number) => {
-      const raw = q.get(name);
-      if (raw === undefined) return fallback;
-      const v = parseIntString(raw);
-      if (v === null || v === 'size') return void errors.push(err.intParsing(['query', name], raw));
-      if (v < BigInt(min)) return void errors.push(err.ge(['query', name], raw, min));
-      if (v > BigInt(max)) return void errors.push(err.le(['query', name], raw, max));
-      return Number(v);
-    };
-    const offset = int('offset', 0, Number.MAX_SAFE_INTEGER, 0);
-    const limit = int('limit', 1, MAX_FILES_PAGE, 100);
-    if (errors.length) throw validationError(errors);
-    const ws = await deps.store.workspace(String(req.params.principal));
-    const session = ws.session(String(req.params.session_id));
+  async listWorkspaceFiles({ path, query }, ctx) {
+    const { offset, limit } = query as { offset: number; limit: number };
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const session = ws.session(String(path.session_id));
     if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
-    const now = deps.clock.now();
-    const items = session.files.slice(offset!, offset! + limit!).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
-    json(res, { now: isoTime(now), total: session.files.length, offset, limit, items });
-  }));
-}
+    const now = ctx.deps.clock.now();
+    const items = session.files.slice(offset, offset + limit).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
+    json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });
+  },
+};

@@ -17,6 +17,8 @@ import type { Operation } from '../openapi.js';
 import { JsonDecodeError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
 import { parseQuery, pyParseQsl } from '../python/url.js';
 import { summarizeBody } from '../mock/body-summary.js';
+import type { OpenApiDocument } from '../openapi.js';
+import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
 import { typeName, type DriftLog, type DriftProblem } from './drift.js';
 import { forward, type Upstream } from './forward.js';
@@ -27,6 +29,9 @@ export interface ProxyDeps {
   drift: DriftLog;
   recorder?: Recorder;
   logger: Logger;
+  /** The validation stage's express-openapi-validator over openapi.json, for client drift. */
+  validator: OpenApiRequestValidator;
+  document: OpenApiDocument;
 }
 
 /** What the stage tells the journal (the same facts the local pipeline gives it). */
@@ -101,12 +106,12 @@ function parsedRequest(op: Operation, req: IncomingMessage, kept: Kept): { body:
 }
 
 /** Client drift: what the validator would have answered 422 for, as problems naming types only. */
-function requestProblems(op: Operation, req: IncomingMessage, pathParams: Record<string, string>, rawQuery: string, parsed: ReturnType<typeof parsedRequest>): DriftProblem[] {
+async function requestProblems(deps: ProxyDeps, op: Operation, req: IncomingMessage, pathParams: Record<string, string>, rawQuery: string, parsed: ReturnType<typeof parsedRequest>): Promise<DriftProblem[]> {
   if (parsed.problems.length) return parsed.problems;
   // A multipart body is not parsed (it streams): its parameters are still checked.
   const checked = op.body?.kind === 'multipart' ? { ...op, body: undefined } : op;
   try {
-    validateInput(checked, { path: pathParams, query: parseQuery(rawQuery), headers: req.headers }, parsed.body);
+    await validateInput(deps.validator, deps.document, checked, { path: pathParams, query: parseQuery(rawQuery), headers: req.headers }, parsed.body);
     return [];
   } catch (e) {
     if (!(e instanceof HttpError) || !Array.isArray(e.detail)) return [];
@@ -154,10 +159,14 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
           const parsed = parseRequest();
           if (failure) deps.logger.warn({ operationId: op.id, upstream: deps.upstream.origin, status: failure.status }, failure.detail);
           if (!complete || failure) return;
-          deps.drift.record('client', op, status, requestProblems(op, req, pathParams, rawQuery, parsed));
           const kept = responseCopy?.bytes();
           const body = kept && !hash ? decoded(kept, encoding) : undefined;
-          deps.drift.record('service', op, status, deps.drift.checkResponse(op, status, contentType, hash ? undefined : body));
+          const serviceProblems = deps.drift.checkResponse(op, status, contentType, hash ? undefined : body);
+          // The client's side first, as before the validator became asynchronous.
+          void requestProblems(deps, op, req, pathParams, rawQuery, parsed).then((problems) => {
+            deps.drift.record('client', op, status, problems);
+            deps.drift.record('service', op, status, serviceProblems);
+          });
           if (!deps.recorder) return;
           let json: unknown;
           if (body && isJsonType(contentType)) {

@@ -1,15 +1,19 @@
 /**
- * The validation stage: raw parameters and the parsed body → the handler's input, or one 422
- * with every error, in FastAPI's order (path, query, header, then body; declaration order
- * within each).
+ * The validation stage: the routed request and its read body → the handler's input, or one 422
+ * with every error in FastAPI's order. express-openapi-validator decides validity (eov.ts);
+ * around it only the Pydantic pieces it cannot do: parsing strings the lax way (lax.ts), an
+ * upload where a plain field came (FastAPI's "Expected UploadFile"), and the error mapping
+ * (pydantic-errors.ts).
  */
 import { err, type PydanticError } from '../errors/catalogue.js';
 import { validationError } from '../errors/http-error.js';
 import type { ParsedBody, UploadedPart } from '../http/body.js';
-import type { Operation } from '../openapi.js';
-import { isPyDict } from '../python/values.js';
+import type { OpenApiDocument, Operation, Schema } from '../openapi.js';
+import { isPyDict, toPlain, type PyValue } from '../python/values.js';
 import type { OperationInput } from '../operations/types.js';
-import { INVALID, validateModel, validateString } from './lax.js';
+import type { OpenApiRequestValidator } from './eov.js';
+import { INVALID, laxJson, parseStringInput } from './lax.js';
+import { locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
 
 export interface RawParams {
   path: Record<string, string>;
@@ -17,10 +21,20 @@ export interface RawParams {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export function validateInput(op: Operation, raw: RawParams, body: ParsedBody): OperationInput {
-  const errors: PydanticError[] = [];
+/** Media type eov is told the body has: the operation's own (framing was decided on reading). */
+const MEDIA = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' } as const;
+
+/** Rounds of Pydantic's lax conversion (each converts every value eov rejected on type). */
+const MAX_LAX_ROUNDS = 8;
+
+export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDocument, op: Operation, raw: RawParams, body: ParsedBody): Promise<OperationInput> {
+  const own: PydanticError[] = [];
   const input: OperationInput = { path: {}, query: {}, headers: {}, body: undefined };
+  const sent = { path: {} as Record<string, unknown>, query: {} as Record<string, unknown>, header: {} as Record<string, unknown> };
+  const forEov = { params: {} as Record<string, string>, query: {} as Record<string, unknown>, headers: {} as Record<string, string> };
+  const params: ErrorContext['params'] = { path: new Map(), query: new Map(), header: new Map() };
   for (const p of op.params) {
+    params[p.in].set(p.name, p.schema);
     let value: string | undefined;
     if (p.in === 'path') value = raw.path[p.name];
     else if (p.in === 'query') value = raw.query.get(p.name);
@@ -30,59 +44,119 @@ export function validateInput(op: Operation, raw: RawParams, body: ParsedBody): 
     }
     const target = input[p.in === 'header' ? 'headers' : p.in];
     if (value === undefined) {
-      if (p.required) errors.push(err.missing([p.in, p.name]));
-      else target[p.name] = p.spec.default ?? null;
+      if (!p.required) target[p.name] = p.schema.default ?? null;
       continue;
     }
-    const v = validateString(value, p.spec, [p.in, p.name], errors);
-    if (v !== INVALID) target[p.name] = v;
+    sent[p.in][p.name] = value;
+    const v = parseStringInput(value, p.schema, [p.in, p.name], own);
+    if (v === INVALID) continue;
+    target[p.name] = v;
+    if (p.in === 'path') forEov.params[p.name] = value;
+    else if (p.in === 'query') forEov.query[p.name] = v;
+    else forEov.headers[p.name.toLowerCase()] = value;
   }
-  if (op.body) validateBody(op, body, input, errors);
-  if (errors.length) throw validationError(errors);
+
+  let eovBody: unknown;
+  let rawBody: PyValue | undefined;
+  const form = op.body !== undefined && op.body.kind !== 'json';
+  if (op.body && !form) {
+    if (body.kind === 'raw') rawBody = body.text;
+    else if (body.kind === 'json' && body.value !== null) rawBody = body.value;
+    eovBody = rawBody === undefined ? undefined : toPlain(rawBody);
+    // eov requires a body only when its schema lists required properties; FastAPI whenever the
+    // operation's requestBody is required.
+    if (rawBody === undefined && op.body.required) own.push(err.missing(['body']));
+  } else if (op.body) {
+    const fields = body.kind === 'form' ? body.fields : new Map();
+    const out: Record<string, unknown> = {};
+    const dict: PyValue = new Map();
+    for (const f of op.body.fields) {
+      const fv = fields.get(f.name);
+      // FastAPI reads each declared field from the form; an empty value counts as absent.
+      if (f.binary) {
+        if (fv?.type === 'file') {
+          input.upload = fv.upload as UploadedPart;
+          out[f.name] = '';
+        } else if (fv !== undefined && fv.value !== '') own.push(err.uploadExpected(['body', f.name], fv.value));
+        continue;
+      }
+      if (fv?.type !== 'field' || fv.value === '') continue;
+      dict.set(f.name, fv.value);
+      const v = parseStringInput(fv.value, f.schema, ['body', f.name], own);
+      if (v !== INVALID) out[f.name] = v;
+    }
+    rawBody = dict;
+    eovBody = out;
+  }
+
+  const ctx: ErrorContext = { doc, params, body: op.body?.schema, raw: { ...sent, body: rawBody }, form };
+  let errors = await eov.validate({ operationId: op.id, params: forEov.params, query: forEov.query, headers: forEov.headers, contentType: op.body ? MEDIA[op.body.kind] : undefined, body: eovBody });
+  // Pydantic's lax mode: a JSON value eov rejected on type may be one Pydantic converts.
+  for (let round = 0; round < MAX_LAX_ROUNDS && !form && errors.length; round++) {
+    let converted = false;
+    // Inside a union of several types, Pydantic's smart mode picks a branch; we convert only a
+    // value with a single declared type.
+    const unions = new Set(errors.filter((e) => e.errorCode.startsWith('anyOf.') || e.errorCode.startsWith('oneOf.')).map((e) => e.path));
+    for (const e of errors) {
+      if (!e.errorCode.startsWith('type.') || !/^must be (boolean|integer|number)$/.test(e.message) || unions.has(e.path)) continue;
+      const loc = locOf(e.path, ctx);
+      const value = valueAt(rawBody, loc.slice(1)) as PyValue | undefined;
+      if (value === undefined) continue;
+      const r = laxJson(value, e.message.slice(8), loc);
+      if ('value' in r && setAt(eovBody, loc.slice(1), r.value)) converted = true;
+    }
+    if (!converted) break;
+    errors = await eov.validate({ operationId: op.id, params: forEov.params, query: forEov.query, headers: forEov.headers, contentType: MEDIA.json, body: eovBody });
+  }
+  // Our own errors stand for their location: eov saw nothing there (or saw it as missing).
+  const ownLocs = new Set(own.map((e) => JSON.stringify(e.loc)));
+  errors = errors.filter((e) => !ownLocs.has(JSON.stringify(locOf(e.path, ctx))));
+  laxErrors(errors, rawBody, ctx, own);
+  if (errors.length || own.length) throw validationError(pydanticErrors(errors, own, ctx));
+  if (op.body) input.body = form || eovBody !== undefined ? declared(op.body.schema, eovBody, op) : undefined;
   return input;
 }
 
-function validateBody(op: Operation, body: ParsedBody, input: OperationInput, errors: PydanticError[]) {
-  const spec = op.body!;
-  if (spec.kind === 'json') {
-    if (body.kind === 'raw') return void errors.push(err.modelType(['body'], body.text));
-    const value = body.kind === 'json' ? body.value : null;
-    if (value === null) {
-      if (spec.required) errors.push(err.missing(['body']));
-      return;
+/** Type errors Pydantic's lax mode would not convert either: its own error type for them. */
+function laxErrors(errors: { path: string; message: string; errorCode: string }[], rawBody: PyValue | undefined, ctx: ErrorContext, own: PydanticError[]) {
+  for (let i = errors.length - 1; i >= 0; i--) {
+    const e = errors[i];
+    if (!e.errorCode.startsWith('type.') || !/^must be (boolean|integer|number)$/.test(e.message)) continue;
+    const loc = locOf(e.path, ctx);
+    if (loc[0] !== 'body' || ctx.form) continue;
+    const value = valueAt(rawBody, loc.slice(1)) as PyValue | undefined;
+    if (value === undefined) continue;
+    const r = laxJson(value, e.message.slice(8), loc);
+    if (!('value' in r)) {
+      errors.splice(i, 1);
+      if (!own.some((o) => JSON.stringify(o.loc) === JSON.stringify(loc))) own.push(r);
     }
-    if (!isPyDict(value)) return void errors.push(err.modelType(['body'], value));
-    const v = validateModel(value, spec.fields, ['body'], errors);
-    if (v !== INVALID) input.body = v;
-    return;
   }
-  // Form and multipart bodies: FastAPI reads each declared field from the form; an empty value
-  // counts as absent.
-  const fields = body.kind === 'form' ? body.fields : new Map();
+}
+
+function valueAt(v: PyValue | undefined, path: (string | number)[]): PyValue | undefined {
+  let cur: PyValue | undefined = v;
+  for (const k of path) cur = Array.isArray(cur) ? cur[k as number] : isPyDict(cur as PyValue) ? (cur as Map<string, PyValue>).get(String(k)) : undefined;
+  return cur;
+}
+
+function setAt(root: unknown, path: (string | number)[], value: unknown): boolean {
+  if (path.length === 0) return false;
+  let cur: any = root;
+  for (const k of path.slice(0, -1)) cur = cur?.[k];
+  if (cur === null || typeof cur !== 'object') return false;
+  cur[path[path.length - 1]] = value;
+  return true;
+}
+
+/** The validated body as a handler sees it: the declared fields (defaults applied by eov). */
+function declared(schema: Schema, value: unknown, op: Operation): unknown {
+  if (!schema.properties || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
-  let ok = true;
-  for (const f of spec.fields) {
-    const fv = fields.get(f.name);
-    const loc = ['body', f.name];
-    if (f.spec.kind === 'binary') {
-      if (fv?.type === 'file') input.upload = fv.upload as UploadedPart;
-      else if (fv === undefined || fv.value === '') {
-        if (f.required) (errors.push(err.missing(loc)), (ok = false));
-      } else {
-        errors.push(err.uploadExpected(loc, fv.value));
-        ok = false;
-      }
-      continue;
-    }
-    const value = fv === undefined ? undefined : fv.type === 'field' ? fv.value : undefined;
-    if (value === undefined || value === '') {
-      if (f.required) (errors.push(err.missing(loc)), (ok = false));
-      else out[f.name] = f.spec.default ?? null;
-      continue;
-    }
-    const v = validateString(value, f.spec, loc, errors);
-    if (v === INVALID) ok = false;
-    else out[f.name] = v;
+  for (const name of Object.keys(schema.properties)) {
+    const v = (value as Record<string, unknown>)[name];
+    if (v !== undefined) out[name] = v;
+    else if (op.body!.kind !== 'json') out[name] = op.body!.fields.find((f) => f.name === name)?.schema.default ?? null;
   }
-  if (ok) input.body = out;
+  return out;
 }

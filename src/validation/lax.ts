@@ -1,12 +1,10 @@
 /**
- * Pydantic v2's lax-mode validation, as the service's FastAPI application applies it. Two input
- * worlds: parameters arrive as strings (path, query, header, form fields), bodies as parsed JSON.
- * Each function returns the validated value or pushes Pydantic errors; `input` is always what the
- * client sent (the raw string, or the parsed JSON value).
+ * Pydantic v2's lax parsing, the one thing eov's Ajv cannot be told to do: strings parsed as
+ * pydantic-core parses them (parameters, form fields), and JSON values of a near type accepted
+ * as Pydantic accepts them. Constraints (bounds, lengths, patterns, enums…) are eov's.
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
-import { PyFloat, isPyDict, pyLen, toPlain, type PyDict, type PyValue } from '../python/values.js';
-import type { FieldSpec, Spec } from './spec.js';
+import { PyFloat, type PyValue } from '../python/values.js';
 
 /** Rust's `str::trim` (Unicode White_Space), which pydantic-core applies before parsing an int. */
 const RUST_WS = /^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
@@ -35,149 +33,94 @@ export function parseBoolString(s: string): boolean | null {
   return null;
 }
 
-function checkBounds(value: bigint, spec: Extract<Spec, { kind: 'integer' }>, loc: Loc, input: unknown, errors: PydanticError[]): Out {
-  if (spec.minimum !== undefined && value < BigInt(spec.minimum)) return errors.push(err.ge(loc, input, spec.minimum)), invalid;
-  if (spec.maximum !== undefined && value > BigInt(spec.maximum)) return errors.push(err.le(loc, input, spec.maximum)), invalid;
-  return Number(value);
-}
-
-function checkString(s: string, spec: Extract<Spec, { kind: 'string' }>, loc: Loc, errors: PydanticError[]): Out {
-  const len = spec.minLength !== undefined || spec.maxLength !== undefined ? pyLen(s) : 0;
-  if (spec.minLength !== undefined && len < spec.minLength) return errors.push(err.tooShort(loc, s, spec.minLength)), invalid;
-  if (spec.maxLength !== undefined && len > spec.maxLength) return errors.push(err.tooLong(loc, s, spec.maxLength)), invalid;
-  if (spec.pattern !== undefined && !new RegExp(spec.pattern, 'u').test(s)) return errors.push(err.pattern(loc, s, spec.pattern)), invalid;
-  return s;
-}
-
-/** A parameter given as a string (query, path, header, form field). */
-export function validateString(raw: string, spec: Spec, loc: Loc, errors: PydanticError[]): Out {
-  switch (spec.kind) {
-    case 'string':
-      return checkString(raw, spec, loc, errors);
+/**
+ * A parameter or form field arrives as a string; Pydantic parses it by the declared type before
+ * any constraint is checked. Integers and booleans are parsed here (eov's Ajv coercion accepts
+ * `1e2`, `0x10`, `5.` and rejects `1_0` and `yes`); everything else stays a string for eov.
+ */
+export function parseStringInput(raw: string, schema: Record<string, any>, loc: Loc, errors: PydanticError[]): Out {
+  switch (schema.type) {
     case 'integer': {
       const v = parseIntString(raw);
       if (v === 'size') return errors.push(err.intParsingSize(loc, raw)), invalid;
       if (v === null) return errors.push(err.intParsing(loc, raw)), invalid;
-      return checkBounds(v, spec, loc, raw, errors);
+      return Number(v);
     }
     case 'boolean': {
       const v = parseBoolString(raw);
       if (v === null) return errors.push(err.boolParsing(loc, raw)), invalid;
       return v;
     }
-    case 'enum':
-      if (!spec.values.includes(raw)) return errors.push(err.enum(loc, raw, spec.values)), invalid;
-      return raw;
+    case 'number': {
+      const n = parseFloatString(raw);
+      if (n === null) return errors.push(err.floatParsing(loc, raw)), invalid;
+      return n;
+    }
     case 'array':
-      return validateString(raw, spec.items, loc, errors) === invalid ? invalid : [raw];
+      // A repeated query parameter would be a list; one value is a list of one.
+      return [raw];
     default:
       return raw;
   }
 }
 
-/** A value from a parsed JSON body. */
-export function validateJson(v: PyValue, spec: Spec, loc: Loc, errors: PydanticError[]): Out {
-  if (v === null && spec.nullable) return null;
-  switch (spec.kind) {
-    case 'string':
-      if (typeof v !== 'string') return errors.push(err.stringType(loc, v)), invalid;
-      return checkString(v, spec, loc, errors);
+function parseFloatString(s: string): number | null {
+  return /^\s*[+-]?(\d+(_\d+)*(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(s) ? Number(s.replace(/_/g, '')) : null;
+}
+
+/**
+ * Pydantic's lax mode for a JSON value of the wrong JSON type: `"true"`/`1` for a boolean, `5.0` or
+ * `"5"` for an integer, a numeric string for a number. eov reported a type error at `loc`; this
+ * either converts the value (and eov runs again) or names Pydantic's error for it.
+ */
+export function laxJson(v: PyValue, type: string, loc: Loc): { value: unknown } | PydanticError {
+  switch (type) {
     case 'integer': {
-      if (typeof v === 'bigint') return checkBounds(v, spec, loc, v, errors);
+      if (typeof v === 'bigint') return { value: Number(v) };
       if (v instanceof PyFloat) {
-        if (!Number.isInteger(v.value)) return errors.push(err.intFromFloat(loc, v)), invalid;
-        if (Math.abs(v.value) >= 2 ** 63) return errors.push(err.intParsingSize(loc, v)), invalid;
-        return checkBounds(BigInt(v.value), spec, loc, v, errors);
+        if (!Number.isInteger(v.value)) return err.intFromFloat(loc, v);
+        if (Math.abs(v.value) >= 2 ** 63) return err.intParsingSize(loc, v);
+        return { value: v.value };
       }
-      if (typeof v === 'boolean') return checkBounds(BigInt(v ? 1 : 0), spec, loc, v, errors);
+      if (typeof v === 'boolean') return { value: v ? 1 : 0 };
       if (typeof v === 'string') {
         const n = parseIntString(v);
-        if (n === 'size') return errors.push(err.intParsingSize(loc, v)), invalid;
-        if (n === null) return errors.push(err.intParsing(loc, v)), invalid;
-        return checkBounds(n, spec, loc, v, errors);
+        if (n === 'size') return err.intParsingSize(loc, v);
+        if (n === null) return err.intParsing(loc, v);
+        return { value: Number(n) };
       }
-      return errors.push(err.intType(loc, v)), invalid;
+      return err.intType(loc, v);
     }
     case 'boolean': {
-      if (typeof v === 'boolean') return v;
+      if (typeof v === 'boolean') return { value: v };
       if (typeof v === 'string') {
         const b = parseBoolString(v);
-        if (b === null) return errors.push(err.boolParsing(loc, v)), invalid;
-        return b;
+        return b === null ? err.boolParsing(loc, v) : { value: b };
       }
       // Numbers: 0 and 1 (also as 0.0 and 1.0) are accepted; other whole numbers that fit a
       // 64-bit integer cannot be interpreted; anything else (fractions, bigger numbers) is not a
       // boolean at all (CONTRACT §5; pydantic-core's i64 boundary).
       const n = typeof v === 'bigint' ? v : v instanceof PyFloat && Number.isInteger(v.value) && Math.abs(v.value) <= 2 ** 63 && v.value !== 2 ** 63 ? BigInt(v.value) : null;
-      if (n !== null && n >= I64_MIN && n <= I64_MAX) {
-        if (n === 0n || n === 1n) return n === 1n;
-        return errors.push(err.boolParsing(loc, v)), invalid;
-      }
-      return errors.push(err.boolType(loc, v)), invalid;
-    }
-    case 'enum':
-      if (typeof v !== 'string' || !spec.values.includes(v)) return errors.push(err.enum(loc, v, spec.values)), invalid;
-      return v;
-    case 'array': {
-      if (!Array.isArray(v)) return errors.push(err.listType(loc, v)), invalid;
-      const out: unknown[] = [];
-      let ok = true;
-      v.forEach((item, i) => {
-        const r = validateJson(item, spec.items, [...loc, i], errors);
-        if (r === invalid) ok = false;
-        else out.push(r);
-      });
-      return ok ? out : invalid;
+      if (n !== null && n >= I64_MIN && n <= I64_MAX) return n === 0n || n === 1n ? { value: n === 1n } : err.boolParsing(loc, v);
+      return err.boolType(loc, v);
     }
     case 'number': {
-      // Pydantic's lax float: ints, floats, and strings that parse as numbers.
-      let n: number | null = null;
-      if (typeof v === 'bigint') n = Number(v);
-      else if (v instanceof PyFloat) n = v.value;
-      else if (typeof v === 'boolean') n = v ? 1 : 0;
-      else if (typeof v === 'string' && /^\s*[+-]?(\d+(_\d+)*(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)) n = Number(v.replace(/_/g, ''));
-      if (n === null) return errors.push(typeof v === 'string' ? err.floatParsing(loc, v) : err.floatType(loc, v)), invalid;
-      if (spec.minimum !== undefined && n < spec.minimum) return errors.push(err.ge(loc, v, spec.minimum)), invalid;
-      if (spec.maximum !== undefined && n > spec.maximum) return errors.push(err.le(loc, v, spec.maximum)), invalid;
-      return n;
-    }
-    case 'dict': {
-      if (!isPyDict(v)) return errors.push(err.dictType(loc, v)), invalid;
-      if (!spec.values) return toPlain(v);
-      const out: Record<string, unknown> = {};
-      let ok = true;
-      for (const [k, item] of v) {
-        const r = validateJson(item, spec.values, [...loc, k], errors);
-        if (r === invalid) ok = false;
-        else out[k] = r;
+      if (typeof v === 'bigint') return { value: Number(v) };
+      if (v instanceof PyFloat) return { value: v.value };
+      if (typeof v === 'boolean') return { value: v ? 1 : 0 };
+      if (typeof v === 'string') {
+        const n = parseFloatString(v);
+        return n === null ? err.floatParsing(loc, v) : { value: n };
       }
-      return ok ? out : invalid;
+      return err.floatType(loc, v);
     }
-    case 'object':
-      if (!isPyDict(v)) return errors.push(err.modelType(loc, v)), invalid;
-      return validateModel(v, spec.fields, loc, errors);
+    case 'string':
+      return err.stringType(loc, v);
+    case 'array':
+      return err.listType(loc, v);
     default:
-      return toPlain(v);
+      return err.dictType(loc, v);
   }
-}
-
-/** A Pydantic model: fields checked in declaration order, unknown keys ignored. */
-export function validateModel(obj: PyDict, fields: FieldSpec[], loc: Loc, errors: PydanticError[]): Out {
-  const out: Record<string, unknown> = {};
-  let ok = true;
-  for (const f of fields) {
-    if (!obj.has(f.name)) {
-      if (f.required) {
-        errors.push(err.missing([...loc, f.name], obj));
-        ok = false;
-      } else out[f.name] = f.spec.default;
-      continue;
-    }
-    const r = validateJson(obj.get(f.name)!, f.spec, [...loc, f.name], errors);
-    if (r === invalid) ok = false;
-    else out[f.name] = r;
-  }
-  return ok ? out : invalid;
 }
 
 export const INVALID = invalid;

@@ -1,0 +1,36 @@
+/**
+ * The CommonJS build, for `require('cloud-browser-mock')` and
+ * `require('cloud-browser-mock/testcontainers')` from test runners that cannot load ES modules
+ * (jest without --experimental-vm-modules). One esbuild bundle per entry, src/index.ts at
+ * dist/src/index.cjs and src/testcontainers.ts at dist/src/testcontainers.cjs; their types are
+ * tsc's dist/src/*.d.cts (tsconfig.cjs.json).
+ *
+ * Dependencies that are CommonJS stay external (required from node_modules at run time);
+ * the ES-module-only ones (lowdb and its steno) are bundled in, because jest's CommonJS runtime
+ * cannot load an ES module at all.
+ */
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const ESM_ONLY = new Set(['lowdb', 'steno', '@faker-js/faker']);
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+// testcontainers is an optional peer dependency (CommonJS): the user's own copy is required.
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]
+  .filter((name) => !ESM_ONLY.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
+for (const entry of ['index', 'testcontainers']) await build({
+  entryPoints: [`src/${entry}.ts`],
+  outfile: `dist/src/${entry}.cjs`,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external,
+  sourcemap: true,
+  logLevel: 'warning',
+  // import.meta.url (package-root.ts, docs.ts, scenario.ts: where the package and its
+  // dependencies are) has no CommonJS meaning; the bundle's own file URL is its equivalent.
+  define: { 'import.meta.url': '__cbm_import_meta_url' },
+  banner: { js: "const __cbm_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+});

@@ -1,0 +1,140 @@
+/**
+ * Control-plane handlers for the mock's runtime state: reset, scenario switch, the request
+ * journal, the clock, faults and coverage.
+ */
+import { HttpError } from '../errors/http-error.js';
+import { parseDuration } from '../cli-args.js';
+import { sendError, sendJsonText } from '../pipeline.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
+import { ClockRangeError, isoTime } from './clock.js';
+import { faultProblem, parseInstant } from './control-input.js';
+import { driftJunit } from './drift-routes.js';
+import type { ControlContext, ControlHandler } from './control-plane-types.js';
+
+export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
+export const noContent = ({ res }: ControlContext) => {
+  res.writeHead(204);
+  res.end();
+};
+export const unprocessable = (detail: string) => new HttpError(422, detail);
+
+const clockState = ({ deps }: ControlContext) => ({ now: isoTime(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds * 1000) / 1000, frozen: deps.clock.frozen });
+
+export const runtimeHandlers: Record<string, ControlHandler> = {
+  getControlPlaneDocument: (_input, ctx) => json(ctx, 200, ctx.document),
+
+  async resetWorkspaces({ query }, ctx) {
+    await ctx.deps.reset(query.principal ?? undefined);
+    noContent(ctx);
+  },
+
+  // The token comes in the body, never the URL: URLs get logged.
+  principalOf({ body: b }, ctx) {
+    const principal = ctx.deps.principalOf(b.token);
+    if (principal === null) throw unprocessable("this token is refused under --auth strict: only the scenario's API keys and tokens from POST /token are accepted");
+    json(ctx, 200, { principal });
+  },
+
+  async switchScenario({ body: b }, ctx) {
+    const ref = b.name ?? b.path;
+    if (!ref || (b.name && b.path)) throw unprocessable('give exactly one of name (a built-in scenario) and path (a scenario file)');
+    if (b.name && !(BUILT_IN_SCENARIOS as readonly string[]).includes(b.name)) {
+      throw unprocessable(`unknown scenario ${JSON.stringify(b.name)}: name is one of ${BUILT_IN_SCENARIOS.join(', ')}; give a file as path`);
+    }
+    const seed = b.seed ?? ctx.deps.store.seed;
+    try {
+      await ctx.deps.store.switchScenario(ref, seed);
+    } catch (e) {
+      if (e instanceof HttpError) throw e;
+      throw unprocessable((e as Error).message);
+    }
+    ctx.deps.journal.clear();
+    ctx.deps.faults.clear();
+    ctx.deps.coverage.clear();
+    json(ctx, 200, { scenario: ref, seed });
+  },
+
+  listRequests({ query: q }, ctx) {
+    const since = q.since === null ? undefined : Date.parse(q.since);
+    const pick = (k: string) => q[k] ?? undefined;
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
+    json(ctx, 200, { items });
+  },
+
+  clearRequests(_input, ctx) {
+    ctx.deps.journal.clear();
+    noContent(ctx);
+  },
+
+  getClock: (_input, ctx) => json(ctx, 200, clockState(ctx)),
+
+  setClock({ body: b }, ctx) {
+    if ((b.set === undefined) === (b.advance === undefined)) throw unprocessable('give exactly one of set (an ISO-8601 instant) and advance (seconds or an ISO-8601 duration)');
+    try {
+      if (b.set !== undefined) {
+        const at = parseInstant(b.set);
+        if (at === null) throw unprocessable(`set must be an ISO-8601 instant from year 1 to 9999 such as 2030-01-01T00:00:00Z, not ${JSON.stringify(b.set)}`);
+        ctx.deps.clock.set(at);
+      } else {
+        const seconds = typeof b.advance === 'number' ? b.advance : typeof b.advance === 'string' ? parseDuration(b.advance) : null;
+        if (seconds === null || !Number.isFinite(seconds)) throw unprocessable(`advance must be seconds or an ISO-8601 duration such as P8D, not ${JSON.stringify(b.advance)}`);
+        ctx.deps.clock.advance(seconds * 1000);
+      }
+    } catch (e) {
+      if (e instanceof ClockRangeError) throw unprocessable(`advance ${JSON.stringify(b.advance)} would take the clock outside years 1 to 9999 (it is ${isoTime(ctx.deps.clock.now())})`);
+      throw e;
+    }
+    json(ctx, 200, clockState(ctx));
+  },
+
+  resetClock(_input, ctx) {
+    ctx.deps.clock.reset();
+    json(ctx, 200, clockState(ctx));
+  },
+
+  addFault({ body: b }, ctx) {
+    const ids = ctx.deps.serviceOperationIds;
+    if (b.operationId !== '*' && !ids.includes(b.operationId)) throw unprocessable(`operationId must be * or one of ${ids.join(', ')}, not ${JSON.stringify(b.operationId)}`);
+    const problem = faultProblem(b);
+    if (problem) throw unprocessable(problem);
+    json(ctx, 201, ctx.deps.faults.add(b));
+  },
+
+  listFaults: (_input, ctx) => json(ctx, 200, { items: ctx.deps.faults.list() }),
+
+  clearFaults(_input, ctx) {
+    ctx.deps.faults.clear();
+    noContent(ctx);
+  },
+
+  deleteFault({ path }, ctx) {
+    if (!ctx.deps.faults.remove(String(path.fault_id))) return sendError(ctx.res, new HttpError(404, `Fault ${String(path.fault_id)} not found`));
+    noContent(ctx);
+  },
+
+  getDrift({ query }, ctx) {
+    const records = ctx.deps.drift?.list() ?? [];
+    if (query.format === 'junit') {
+      const body = Buffer.from(driftJunit(ctx.deps.operations ?? [], records), 'utf8');
+      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
+      ctx.res.end(body);
+      return;
+    }
+    json(ctx, 200, { items: records });
+  },
+
+  clearDrift(_input, ctx) {
+    ctx.deps.drift?.clear();
+    noContent(ctx);
+  },
+
+  getCoverage({ query }, ctx) {
+    if (query.format === 'junit') {
+      const xml = Buffer.from(ctx.deps.coverage.junit());
+      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(xml.length) });
+      ctx.res.end(xml);
+      return;
+    }
+    json(ctx, 200, ctx.deps.coverage.report());
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * Control-plane handlers for workspaces: list, export (streamed), import (the one whole body the
+ * mock parses, capped), and seeding sessions, mailboxes and session downloads.
+ */
+import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
+import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
+import { sendSnapshot } from './snapshot-stream.js';
+import { mailboxView } from '../operations/mailboxes.js';
+import { fileView, storeUploadedFile } from '../operations/session-files.js';
+import type { ControlHandler } from './control-plane-types.js';
+import { json, noContent, unprocessable } from './control-plane-runtime.js';
+import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
+
+export const workspaceHandlers: Record<string, ControlHandler> = {
+  async listWorkspaces(_input, ctx) {
+    const items = [];
+    for (const p of ctx.deps.store.principals().sort()) items.push(workspaceCounts(await ctx.deps.store.workspace(p)));
+    json(ctx, 200, { items });
+  },
+
+  async exportWorkspace({ path, query }, ctx) {
+    // Uploaded bytes travel as base64 unless ?content=false; seeded bytes are derived anyway.
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    if (query.content !== false) await sendSnapshot(ctx.res, ws, ctx.deps.store.blobs);
+    else json(ctx, 200, await exportSnapshot(ws));
+  },
+
+  async importWorkspace({ path, body: snapshot }, ctx) {
+    const invalid = snapshotValueErrors(snapshot, ctx.deps.maxUploadBytes);
+    if (invalid.length) throw validationError(invalid);
+    const repeated = duplicateIdProblem(snapshot);
+    if (repeated) throw unprocessable(repeated);
+    await importSnapshot(await ctx.deps.store.workspace(String(path.principal)), snapshot, ctx.deps.store.blobs, ctx.deps.clock.now());
+    noContent(ctx);
+  },
+
+  async createSession({ path, body: b }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const id = b.id ?? ws.newId('sess');
+    if (ws.session(id)) throw new HttpError(409, `Session ${id} exists`);
+    if ((b.actions ?? []).some((a: any) => typeof a.type !== 'string')) throw unprocessable('every action needs a string "type"');
+    ws.addSession({ id, actions: b.actions ?? [], files: [] });
+    await ws.save();
+    json(ctx, 201, { id, actions: b.actions ?? [] });
+  },
+
+  async connectMailbox({ path, body: b }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const id = b.id ?? ws.newId('mbx');
+    if (ws.mailbox(id)) throw new HttpError(409, `Mailbox ${id} exists`);
+    const now = ctx.deps.clock.now();
+    const healthy = b.healthy ?? true;
+    const mailbox = {
+      id,
+      email_address: b.email_address,
+      provider: b.provider,
+      healthy,
+      authorized_scopes: b.authorized_scopes ?? [],
+      allow_all_senders: b.allow_all_senders ?? false,
+      allowed_sender_domains: b.allowed_sender_domains ?? [],
+      created_at: now,
+      updated_at: now,
+      connection_healthy: healthy,
+    };
+    ws.addMailbox(mailbox);
+    await ws.save();
+    json(ctx, 201, mailboxView(mailbox));
+  },
+
+  async setMailboxConnection({ path, body: b }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const found = ws.mailbox(String(path.mailbox_id));
+    if (!found) throw new HttpError(404, DETAIL.mailboxNotFound);
+    // Only the hidden connection changes; the reported `healthy` follows at the next sync.
+    const m = ws.updateMailbox(found, { connection_healthy: b.healthy });
+    await ws.save();
+    json(ctx, 200, mailboxView(m));
+  },
+
+  async addSessionDownload({ path, upload }, ctx) {
+    const ws = await ctx.deps.store.workspace(String(path.principal));
+    const session = ws.session(String(path.session_id));
+    if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
+    const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
+    json(ctx, 201, fileView(file));
+  },
+};

@@ -1,0 +1,164 @@
+/**
+ * express-openapi-validator (eov) as the validation stage of both APIs. eov decides validity;
+ * this file only hands it what it needs. Routing stays ours (FastAPI's declaration order, which
+ * eov cannot follow), so eov gets a private copy of the document with one path per operation
+ * (`/<operationId>/{param}…`) and is called with the request already routed and with parameters
+ * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
+ */
+import { createRequire } from 'node:module';
+import type { OpenApiDocument } from '../openapi.js';
+
+const require = createRequire(import.meta.url);
+
+/** One error as eov reports it: the three fields the mapper reads (pinned by a test). */
+export interface EovError {
+  path: string;
+  message: string;
+  errorCode: string;
+}
+
+/** What one routed request looks like to eov. */
+export interface EovRequest {
+  operationId: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** The media type the body was read as (the operation's own), or undefined without a body. */
+  contentType?: string;
+  body: unknown;
+}
+
+type Middleware = (req: any, res: any, next: (e?: unknown) => void) => unknown;
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
+
+/** Drops `{"type": "null"}` from an anyOf: a string parameter or form field is never null. */
+function withoutNull(schema: any): any {
+  if (!schema || !Array.isArray(schema.anyOf)) return schema;
+  const rest = schema.anyOf.filter((b: any) => b?.type !== 'null');
+  if (rest.length === schema.anyOf.length) return schema;
+  const { anyOf: _anyOf, ...others } = schema;
+  return rest.length === 1 ? { ...others, ...rest[0] } : { ...others, anyOf: rest };
+}
+
+function resolveRef(doc: OpenApiDocument, schema: any): any {
+  let s = schema;
+  for (let i = 0; s?.$ref && i < 20; i++) s = String(s.$ref).split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc);
+  return s;
+}
+
+/**
+ * The private document: operation-keyed paths, no security, parameter and form-field schemas
+ * without their null branch (eov's coercion would turn `?source=null` into null otherwise).
+ */
+export function privateDocument(doc: OpenApiDocument): OpenApiDocument {
+  const paths: Record<string, any> = {};
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      if (!METHODS.has(method)) continue;
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const key = `/${op.operationId}${names.map((n) => `/{${n}}`).join('')}`;
+      const copy = { ...op, security: [] };
+      copy.parameters = (op.parameters ?? []).map((p: any) => ({ ...p, schema: withoutNull(p.schema) }));
+      if (op.requestBody) {
+        const content: Record<string, any> = {};
+        for (const [media, m] of Object.entries(op.requestBody.content as Record<string, any>)) {
+          if (media === 'application/json') content[media] = m;
+          else {
+            const body = resolveRef(doc, m.schema);
+            const properties = Object.fromEntries(Object.entries((body.properties ?? {}) as Record<string, any>).map(([k, s]) => [k, withoutNull(resolveRef(doc, s))]));
+            content[media] = { ...m, schema: { ...body, properties } };
+          }
+        }
+        copy.requestBody = { ...op.requestBody, content };
+      }
+      paths[key] = { [method]: copy };
+    }
+  }
+  const { security: _s, servers: _v, ...rest } = doc;
+  return { ...rest, paths };
+}
+
+export interface OpenApiRequestValidator {
+  /** Resolves with eov's errors (an empty list when the request is valid). */
+  validate(r: EovRequest): Promise<EovError[]>;
+  /** Compiles every operation's validators (after listen, so /health never waits for Ajv). */
+  warm(stopped?: () => boolean): Promise<void>;
+}
+
+const noop = {};
+
+export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestValidator {
+  // eov is CommonJS and dear to load: required on first use, not at import time.
+  let chain: Middleware[] | undefined;
+  const routes = new Map<string, { method: string; url: string; media?: string }>();
+  const meta = new Map<string, unknown>();
+  const priv = privateDocument(doc);
+  for (const [key, item] of Object.entries(priv.paths as Record<string, any>)) {
+    const [method, op] = Object.entries(item)[0] as [string, any];
+    const media = op.requestBody ? Object.keys(op.requestBody.content)[0] : undefined;
+    routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x'), media });
+  }
+
+  function middlewares(): Middleware[] {
+    if (chain) return chain;
+    const eov = require('express-openapi-validator');
+    chain = eov.middleware({
+      apiSpec: priv,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
+      validateResponses: false,
+      validateSecurity: false,
+      fileUploader: false,
+      $refParser: { mode: 'dereference' },
+    }) as Middleware[];
+    return chain;
+  }
+
+  const run = (mw: Middleware, req: any) =>
+    new Promise<unknown>((resolve) => {
+      void mw(req, noop, (e?: unknown) => resolve(e));
+    });
+
+  /** eov's own lookup, once per operation: the route metadata it needs on every request. */
+  async function metadata(operationId: string): Promise<unknown> {
+    let m = meta.get(operationId);
+    if (m) return m;
+    const route = routes.get(operationId);
+    if (!route) throw new Error(`no operation ${operationId} in the document`);
+    const req: any = { method: route.method, path: route.url, url: route.url, originalUrl: route.url, baseUrl: '', headers: {}, query: {}, params: {}, app: { enabled: () => false } };
+    const [, metamw] = middlewares();
+    const e = await run(metamw, req);
+    if (e) throw e;
+    m = req.openapi;
+    meta.set(operationId, m);
+    return m;
+  }
+
+  async function validate(r: EovRequest): Promise<EovError[]> {
+    const openapi = { ...(await metadata(r.operationId)) as object, pathParams: r.params };
+    const url = routes.get(r.operationId)!.url;
+    const headers: Record<string, string> = { ...r.headers };
+    if (r.contentType) headers['content-type'] = r.contentType;
+    const req: any = { method: routes.get(r.operationId)!.method, path: url, url, originalUrl: url, baseUrl: '', headers, query: r.query, params: r.params, body: r.body, openapi };
+    const requestMiddleware = middlewares()[middlewares().length - 1];
+    const e = (await run(requestMiddleware, req)) as { status?: number; errors?: EovError[]; message?: string } | undefined;
+    if (!e) return [];
+    if (e.status === 400 && Array.isArray(e.errors)) return e.errors;
+    throw e;
+  }
+
+  return {
+    validate,
+    async warm(stopped = () => false) {
+      // Each operation's validators are compiled on its first request; do it now, one operation
+      // per turn of the event loop so requests arriving meanwhile are answered in between.
+      for (const [operationId, { media }] of routes) {
+        await new Promise((resolve) => setImmediate(resolve));
+        // A shutdown stops the warm-up: it must not keep the process alive.
+        if (stopped()) return;
+        await validate({ operationId, params: {}, query: {}, headers: {}, contentType: media, body: undefined }).catch(() => undefined);
+      }
+    },
+  };
+}

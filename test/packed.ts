@@ -1,0 +1,41 @@
+/**
+ * The package as users get it: `npm pack` run in a copy of the source tree (prepack deletes dist/
+ * and rebuilds, which must not happen under the other test files importing it), with what must
+ * not ship planted in the copy: a data directory, no dist/, the repository's node_modules linked.
+ */
+import { expect } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT } from './helpers.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
+
+/** The environment of a user's shell: none of the npm_* variables (or NODE_OPTIONS) that `npm test` sets for us. */
+export const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
+
+/** Packs a copy of the tree into `work`; returns the tarball's file list (sorted). */
+export function packCopy(work: string): string[] {
+  const tree = join(work, 'tree');
+  const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
+  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  mkdirSync(join(tree, '.cloud-browser-mock'));
+  writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');
+  const packed = spawnSync('npm', ['pack', '--json', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
+  expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
+  return (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
+}
+
+/** Runs a command to its end: exit code and everything it printed. */
+export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = userEnv()): Promise<{ code: number | null; out: string }> {
+  const child = spawn(command, args, { cwd, env });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * The libraries on the request path, pinned where the glue depends on them: the shape of
+ * express-openapi-validator's errors (the mapper reads `path`, `message` and `errorCode`), the
+ * file object multer hands a StorageEngine, and a constraint added to the document being enforced
+ * with no code change (the hand-written walker this replaced accepted anything it did not know).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import express from 'express';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import request from 'supertest';
+import type { PydanticError } from '../src/errors/catalogue.js';
+import type { HttpError } from '../src/errors/http-error.js';
+import { buildOperations } from '../src/openapi.js';
+import type { MockServer } from '../src/server.js';
+import { createOpenApiValidator } from '../src/validation/eov.js';
+import { validateInput } from '../src/validation/input.js';
+import { ROOT, bearer, rawRequest, testServer } from './helpers.js';
+
+const document = () => JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8'));
+
+test("express-openapi-validator's errors keep the fields the mapper reads", async () => {
+  const eov = createOpenApiValidator(document());
+  const errors = await eov.validate({ operationId: 'storeSecret', params: {}, query: {}, headers: {}, contentType: 'application/json', body: { name: '', namespace: 'x' } });
+  expect(errors).toEqual([
+    { path: '/body/value', message: "must have required property 'value'", errorCode: 'required.openapi.validation' },
+    { path: '/body/name', message: 'must NOT have fewer than 1 characters', errorCode: 'minLength.openapi.validation' },
+    { path: '/body/namespace', message: 'must be equal to one of the allowed values: llm_provider, function_env', errorCode: 'enum.openapi.validation' },
+  ]);
+});
+
+test('multer hands the StorageEngine the part name as sent to busboy, and the stream', async () => {
+  const multer = createRequire(import.meta.url)('multer');
+  const seen: Record<string, unknown>[] = [];
+  const storage = {
+    _handleFile(_req: unknown, file: { fieldname: string; originalname: string; stream: Readable }, cb: (e: Error | null, info?: object) => void) {
+      seen.push({ fieldname: file.fieldname, originalname: file.originalname, readable: typeof file.stream?.pipe === 'function' });
+      file.stream.resume();
+      file.stream.on('end', () => cb(null, {}));
+    },
+    _removeFile: (_req: unknown, _file: unknown, cb: (e: Error | null) => void) => cb(null),
+  };
+  const app = express();
+  app.post('/', multer({ storage }).any(), (_req, res) => void res.status(204).end());
+  const body = '--b\r\nContent-Disposition: form-data; name="p0"; filename="p0"\r\n\r\nabc\r\n--b\r\nContent-Disposition: form-data; name="a%22b"; filename="c%22d"\r\n\r\nx\r\n--b--\r\n';
+  const res = await request(app).post('/').set('Content-Type', 'multipart/form-data; boundary=b').send(body);
+  expect(res.status).toBe(204);
+  // multer decodes %22 in names: why part-headers.ts shows busboy only `p<n>` names.
+  expect(seen).toEqual([
+    { fieldname: 'p0', originalname: 'p0', readable: true },
+    { fieldname: 'a"b', originalname: 'c"d', readable: true },
+  ]);
+});
+
+test('a constraint added to openapi.json (minItems) is enforced with no code change', async () => {
+  const doc = document();
+  const domains = doc.components.schemas.MailboxUpdateRequest.properties.allowed_sender_domains;
+  domains.anyOf[0].minItems = 1;
+  const op = buildOperations(doc).find((o) => o.id === 'updateMailbox')!;
+  const body = new Map<string, any>([['allow_all_senders', false], ['allowed_sender_domains', []]]);
+  let detail: PydanticError[] | undefined;
+  try {
+    await validateInput(createOpenApiValidator(doc), doc, op, { path: { mailbox_id: 'mbx_gmail' }, query: new Map(), headers: {} }, { kind: 'json', value: body });
+  } catch (e) {
+    detail = (e as HttpError).detail as PydanticError[];
+  }
+  expect(detail).toEqual([
+    { type: 'too_short', loc: ['body', 'allowed_sender_domains'], msg: 'List should have at least 1 item after validation, not 0', input: [], ctx: { field_type: 'List', min_length: 1, actual_length: 0 } },
+  ]);
+});
+
+describe('multipart parts as FastAPI (python-multipart 0.0.32) reads them', () => {
+  let server: MockServer;
+  beforeAll(async () => {
+    server = await testServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  const upload = (disposition: string) =>
+    rawRequest(server.url, {
+      method: 'POST',
+      path: '/sessions/sess_demo/files',
+      headers: { ...bearer('sk_test_demo'), 'Content-Type': 'multipart/form-data; boundary=bb' },
+      body: `--bb\r\nContent-Disposition: form-data; ${disposition}\r\nContent-Type: text/plain\r\n\r\nhello\r\n--bb--\r\n`,
+    });
+
+  test('filename="" is a file', async () => {
+    const res = await upload('name="file"; filename=""');
+    expect(res.status).toBe(201);
+  });
+
+  test('a part with only filename*= is a plain field: "Expected UploadFile"', async () => {
+    const res = await upload("name=\"file\"; filename*=UTF-8''a.txt");
+    expect([res.status, JSON.parse(res.text)]).toEqual([
+      422,
+      { detail: [{ type: 'value_error', loc: ['body', 'file'], msg: "Value error, Expected UploadFile, received: <class 'str'>", input: 'hello', ctx: { error: {} } }] },
+    ]);
+  });
+
+  test('a name is kept as sent: "fil%65" is not "file"', async () => {
+    const res = await upload('name="fil%65"; filename="a.txt"');
+    expect([res.status, JSON.parse(res.text).detail[0].type]).toEqual([422, 'missing']);
+  });
+});
