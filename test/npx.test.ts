@@ -10,32 +10,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { ROOT, multipart } from './helpers.js';
 import { TARBALL, packCopy, userEnv } from './packed.js';
+import { HAS_CHROMIUM, expectInspectorWorks } from './inspector-check.js';
 
-const HAS_CHROMIUM = existsSync('/usr/bin/chromium');
-// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
-if (!HAS_CHROMIUM && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
 if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a browser [SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium)]', () => {});
-
-/** /__mock/ui answers the page; where Debian's chromium is installed, the page also connects with no script error. */
-async function expectInspectorWorks(url: string): Promise<void> {
-  const res = await fetch(`${url}/__mock/ui`);
-  expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
-  if (!HAS_CHROMIUM) return; // the skipped test above says so
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
-  try {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${url}/__mock/ui`);
-    await page.locator('#req-rows tr', { hasText: 'uploadSessionFile' }).waitFor({ timeout: 15_000 });
-    expect(errors).toEqual([]);
-  } finally {
-    await browser.close();
-  }
-}
 
 let work: string;
 let files: string[];
