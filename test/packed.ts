@@ -28,7 +28,10 @@ export function packCopy(work: string): string[] {
   return (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
 }
 
-/** Runs a command to its end: exit code and everything it printed. */
+/**
+ * Runs a command to its end: exit code and everything it printed, without terminal colours (some
+ * runners colour their summary when CI=true is set, as CI sets it, even into a pipe).
+ */
 export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = userEnv()): Promise<{ code: number | null; out: string }> {
   const child = spawn(command, args, { cwd, env });
   let out = '';
@@ -36,6 +39,7 @@ export function run(command: string, args: string[], cwd: string, env: NodeJS.Pr
   child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
+    // eslint-disable-next-line no-control-regex
+    child.on('close', (code) => resolve({ code, out: out.replace(/\x1b\[[0-9;]*m/g, '') }));
   });
 }
