@@ -19,7 +19,9 @@ RUN if ! npm ci --no-audit --no-fund 2>/tmp/npm-ci.err; then \
     fi
 COPY tsconfig.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.json
+COPY scripts/build-cli.mjs ./scripts/
+# tsc, then the command's bundle (dist/bin: what the entrypoint runs; see scripts/build-cli.mjs).
+RUN npx tsc -p tsconfig.json && node scripts/build-cli.mjs
 
 # Stage 2: production dependencies only (no TypeScript, jest or swc in the final image).
 FROM node:22-bookworm-slim AS prod-deps
@@ -50,6 +52,7 @@ ENV NODE_ENV=production \
     CBM_ALLOWED_HOSTS="*"
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/bin ./dist/bin
 COPY package.json openapi.json control-plane.openapi.json README.md LICENSE ./
 COPY fixtures ./fixtures
 # The data directory belongs to the unprivileged user the image runs as (uid 1000, "node").
@@ -64,4 +67,4 @@ HEALTHCHECK --interval=3s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.CBM_PORT || process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form, node as PID 1: SIGTERM (docker stop) reaches the CLI, which closes and exits 0.
 # Arguments after the image name are CLI flags: docker run cloud-browser-mock --scenario empty
-ENTRYPOINT ["node", "dist/src/cli.js"]
+ENTRYPOINT ["node", "dist/bin/cli.js"]

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 const { values } = parseArgs({ options: { records: { type: 'string', default: '100000' }, uploads: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' } } });
 const RECORDS = Number(values.records);
 const UPLOADS = Number(values.uploads);

@@ -19,7 +19,7 @@ import { freePort, get, peakRssMiB, resetPeak, rssMiB, send, startServer } from 
 import { uploadFile } from './lib/upload.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 const PRISM_VERSION = '5.14';
 const TOKEN = 'sk_test_demo';
 

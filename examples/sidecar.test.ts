@@ -15,7 +15,7 @@ const auth = { Authorization: 'Bearer sk_test_demo' };
 
 /** Stands in for CI's `npx --yes ./cloud-browser-mock-<version>.tgz --port 8000 &`: the built CLI on a free port. */
 async function startSidecar(): Promise<string> {
-  const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../dist/bin/cli.js', import.meta.url));
   sidecar = spawn(process.execPath, [cli, '--port', '0', '--in-memory', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolve, reject) => {

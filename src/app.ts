@@ -257,6 +257,8 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       },
       drift: deps.proxy?.drift,
       operations,
+      validateResponses: options.validateResponses,
+      logger,
   });
   app.use('/__mock', refuseCrossSite(), control);
 
@@ -288,7 +290,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     faults,
     coverage,
     warm: async (stopped?: () => boolean) => {
-      loadMulter();
+      await loadMulter();
       await validator.warm(stopped);
       await control.warm(stopped);
     },

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
 
-export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+export const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 
 export interface RunningCli {
   child: ChildProcess;

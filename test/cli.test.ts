@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { FLAGS, UsageError, envName, parseCli } from '../src/cli-args.js';
 import { ROOT } from './helpers.js';
 
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-cli-'));

@@ -12,7 +12,7 @@ import request from 'supertest';
 import { prettyDestination } from '../src/logging.js';
 import { ROOT, multipart, testApp } from './helpers.js';
 
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {

@@ -32,14 +32,18 @@ function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
   );
 }
 
-test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
+test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, the command\'s bundle, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
   // The CommonJS build for `require`: a bundle per entry point (the package, its testcontainers
   // subpath), each with its map and its types.
   const commonJs = ['index', 'testcontainers'].flatMap((m) => ['.cjs', '.cjs.map', '.d.cts', '.d.cts.map'].map((ext) => `dist/src/${m}${ext}`));
+  // The command (bin): one bundle and the chunks it reads on first use (named by content hash).
+  const bin = files.filter((f) => f.startsWith('dist/bin/'));
+  expect(bin).toContain('dist/bin/cli.js');
+  expect(bin.filter((f) => f !== 'dist/bin/cli.js' && !/^dist\/bin\/chunks\/[\w-]+\.js$/.test(f))).toEqual([]);
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
-  expect(files).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
+  expect(files.filter((f) => !f.startsWith('dist/bin/'))).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
 });
 

@@ -11,12 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import request from 'supertest';
-import type { PydanticError } from '../src/errors/catalogue.js';
-import type { HttpError } from '../src/errors/http-error.js';
-import { buildOperations } from '../src/openapi.js';
 import type { MockServer } from '../src/server.js';
 import { createOpenApiValidator } from '../src/validation/eov.js';
-import { validateInput } from '../src/validation/input.js';
+import { commandWithDocuments } from './edited-documents.js';
 import { ROOT, bearer, rawRequest, testServer } from './helpers.js';
 
 const document = () => JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8'));
@@ -54,21 +51,37 @@ test('multer hands the StorageEngine the part name as sent to busboy, and the st
   ]);
 });
 
-test('a constraint added to openapi.json (minItems) is enforced with no code change', async () => {
-  const doc = document();
-  const domains = doc.components.schemas.MailboxUpdateRequest.properties.allowed_sender_domains;
-  domains.anyOf[0].minItems = 1;
-  const op = buildOperations(doc).find((o) => o.id === 'updateMailbox')!;
-  const body = new Map<string, any>([['allow_all_senders', false], ['allowed_sender_domains', []]]);
-  let detail: PydanticError[] | undefined;
-  try {
-    await validateInput(createOpenApiValidator(doc), doc, op, { path: { mailbox_id: 'mbx_gmail' }, query: new Map(), headers: {} }, { kind: 'json', value: body });
-  } catch (e) {
-    detail = (e as HttpError).detail as PydanticError[];
-  }
-  expect(detail).toEqual([
-    { type: 'too_short', loc: ['body', 'allowed_sender_domains'], msg: 'List should have at least 1 item after validation, not 0', input: [], ctx: { field_type: 'List', min_length: 1, actual_length: 0 } },
-  ]);
+describe('a constraint added to openapi.json is enforced with no code change', () => {
+  const clearDomains = (url: string) =>
+    request(url).patch('/mailboxes/mbx_gmail').set(bearer('sk_test_demo')).send({ allow_all_senders: false, allowed_sender_domains: [] });
+
+  test('minItems: 1 on allowed_sender_domains: the command serving the edited copy answers 422 too_short over HTTP', async () => {
+    const doc = document();
+    doc.components.schemas.MailboxUpdateRequest.properties.allowed_sender_domains.anyOf[0].minItems = 1;
+    const mock = await commandWithDocuments({ 'openapi.json': doc });
+    try {
+      const res = await clearDomains(mock.url);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          { type: 'too_short', loc: ['body', 'allowed_sender_domains'], msg: 'List should have at least 1 item after validation, not 0', input: [], ctx: { field_type: 'List', min_length: 1, actual_length: 0 } },
+        ],
+      });
+    } finally {
+      await mock.stop();
+    }
+  });
+
+  test('the same request against the unedited document is accepted (the constraint is what refused it)', async () => {
+    const mock = await commandWithDocuments({});
+    try {
+      const res = await clearDomains(mock.url);
+      expect(res.status).toBe(200);
+      expect(res.body.allowed_sender_domains).toEqual([]);
+    } finally {
+      await mock.stop();
+    }
+  });
 });
 
 describe('multipart parts as FastAPI (python-multipart 0.0.32) reads them', () => {

@@ -13,7 +13,6 @@ import { pyParseQsl } from '../python/url.js';
 import type { PyValue } from '../python/values.js';
 import type { BlobStore, WrittenBlob } from '../store/blobs.js';
 import type { Readable, Writable } from 'node:stream';
-import { createRequire } from 'node:module';
 import type { Options, StorageEngine } from 'multer';
 import { MultipartError, PartHeaderCorrector, boundaryOf } from './part-headers.js';
 
@@ -132,10 +131,14 @@ const MAX_FIELD_BYTES = 1024 * 1024;
 
 class FieldsTooLarge extends Error {}
 
-/** multer, loaded on first use (or at warm-up): start-up does not pay for it. */
-let multerModule: typeof import('multer') | undefined;
-export function loadMulter(): typeof import('multer') {
-  return (multerModule ??= createRequire(import.meta.url)('multer'));
+/**
+ * multer, loaded on first use (or at warm-up): start-up does not pay for it. A dynamic import, so
+ * that the CLI's bundle keeps it in a chunk of its own, read only then.
+ */
+type Multer = typeof import('multer');
+let multerModule: Promise<Multer> | undefined;
+export function loadMulter(): Promise<Multer> {
+  return (multerModule ??= import('multer').then((m) => ((m as { default?: Multer }).default ?? m) as Multer));
 }
 
 /** The cut-off body errors of busboy: the parts completed before the cut stand, as in Starlette. */
@@ -188,7 +191,7 @@ export async function readMultipartParts(req: IncomingMessage, contentType: stri
     // Nothing is removed behind our back: which blobs stay is decided once multer is done.
     _removeFile: (_req, _file, cb) => cb(null),
   };
-  const upload = loadMulter()({
+  const upload = (await loadMulter())({
     storage,
     preservePath: true,
     defParamCharset: 'utf8',

@@ -4,6 +4,7 @@
  * One handler per operationId of that document; the dispatcher (control-plane.ts) routes to it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import type { Operation } from '../openapi.js';
 import type { OperationInput } from '../operations/types.js';
 import type { DriftLog } from '../proxy/drift.js';
@@ -30,6 +31,10 @@ export interface ControlPlaneDeps {
   /** Drift records of the --upstream proxy. */
   drift?: DriftLog;
   operations?: Operation[];
+  /** Check every answer against control-plane.openapi.json (--validate-responses). */
+  validateResponses?: boolean;
+  /** Where a failed response check is reported. */
+  logger?: Logger;
 }
 
 export interface ControlContext {

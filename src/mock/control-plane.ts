@@ -9,13 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import { DETAIL, HttpError, unauthorized } from '../errors/http-error.js';
-import { readBody, type ParsedBody } from '../http/body.js';
-import { buildOperations, type Operation } from '../openapi.js';
+import { isJsonType, readBody, type ParsedBody } from '../http/body.js';
+import { buildOperations, type OpenApiDocument, type Operation } from '../openapi.js';
 import { packageRoot } from '../package-root.js';
 import { discardBody, sendError } from '../pipeline.js';
 import { parseQuery } from '../python/url.js';
 import { matchRoute } from '../router.js';
 import { createOpenApiValidator } from '../validation/eov.js';
+import { holdAnswerForCheck, type AnswerCheck } from '../validation/response-capture.js';
 import { validateInput } from '../validation/input.js';
 import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './control-plane-runtime.js';
@@ -45,12 +46,33 @@ export interface ControlPlane {
   warm(stopped?: () => boolean): Promise<void>;
 }
 
+/**
+ * --validate-responses for /__mock: each answer is held until complete and checked against
+ * control-plane.openapi.json (Ajv loaded only then); a mismatch answers 500 and is logged.
+ */
+async function answerChecker(document: Record<string, any>): Promise<(op: Operation) => AnswerCheck> {
+  const { createResponseValidator, ResponseValidationError } = await import('../validation/responses.js');
+  const validate = createResponseValidator(document as OpenApiDocument, 'control-plane.openapi.json');
+  return (op) => (status, contentType, body) => {
+    let value: unknown = body;
+    if (body !== undefined && isJsonType(contentType)) {
+      try {
+        value = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw new ResponseValidationError(`${op.id} ${status} answered ${contentType} that is not JSON`);
+      }
+    }
+    validate(op, status, contentType, value);
+  };
+}
+
 export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
   const document = readControlPlaneDocument();
   const operations = buildOperations(document) as Operation[];
   const missing = operations.filter((op) => !handlers[op.id]).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);
   const validator = createOpenApiValidator(document);
+  const responses = deps.validateResponses ? answerChecker(document) : undefined;
 
   const authorised = (header: string | undefined) => {
     if (!deps.adminToken) return true;
@@ -74,6 +96,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
       if (route.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: route.allow });
       if (route.kind !== 'match') throw new HttpError(404, DETAIL.notFound);
       const op = route.op;
+      if (responses) holdAnswerForCheck(res, (await responses)(op), (e) => deps.logger?.error({ err: e, operationId: op.id }, 'response validation failed'));
       if (op.body) {
         const maxJson = (op.id as string) === 'importWorkspace' ? MAX_IMPORT_BODY : MAX_CONTROL_BODY;
         body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson, parseJson: parseControlJson });

@@ -10,16 +10,11 @@ import addFormatsModule from 'ajv-formats';
 import type { Logger } from 'pino';
 import { isoTime, type Clock } from '../mock/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
+import { typeName, type DriftProblem } from './drift-problem.js';
+
+export { typeName, type DriftProblem };
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-
-export interface DriftProblem {
-  /** `status`, `content-type`, or a body location such as `body.items[].healthy`. */
-  where: string;
-  what: string;
-  expected: string;
-  got: string;
-}
 
 export interface DriftRecord {
   /** `service`: a real answer left the document; `client`: a request the document forbids. */
@@ -33,14 +28,6 @@ export interface DriftRecord {
   first_seen: string;
   last_seen: string;
   count: number;
-}
-
-/** The JSON type of a value, which is all a problem may say about it. */
-export function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v === 'object' ? 'object' : typeof v;
 }
 
 /** Every object schema that names its properties and says nothing of others refuses them. */

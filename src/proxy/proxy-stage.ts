@@ -20,7 +20,8 @@ import { summarizeBody } from '../mock/body-summary.js';
 import type { OpenApiDocument } from '../openapi.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
-import { typeName, type DriftLog, type DriftProblem } from './drift.js';
+import type { DriftLog } from './drift.js';
+import { typeName, type DriftProblem } from './drift-problem.js';
 import { forward, type Upstream } from './forward.js';
 import { MAX_RECORDED_BYTES, type Recorder } from './recorder.js';
 

@@ -5,10 +5,7 @@
  * (`/<operationId>/{param}…`) and is called with the request already routed and with parameters
  * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
  */
-import { createRequire } from 'node:module';
 import type { OpenApiDocument } from '../openapi.js';
-
-const require = createRequire(import.meta.url);
 
 /** One error as eov reports it: the three fields the mapper reads (pinned by a test). */
 export interface EovError {
@@ -89,8 +86,9 @@ export interface OpenApiRequestValidator {
 const noop = {};
 
 export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestValidator {
-  // eov is CommonJS and dear to load: required on first use, not at import time.
-  let chain: Middleware[] | undefined;
+  // eov is dear to load: imported on first use, not at import time (a dynamic import, so that
+  // the CLI's bundle keeps it in a chunk of its own).
+  let chain: Promise<Middleware[]> | undefined;
   const routes = new Map<string, { method: string; url: string; media?: string }>();
   const meta = new Map<string, unknown>();
   const priv = privateDocument(doc);
@@ -100,10 +98,8 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
     routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x'), media });
   }
 
-  function middlewares(): Middleware[] {
-    if (chain) return chain;
-    const eov = require('express-openapi-validator');
-    chain = eov.middleware({
+  function middlewares(): Promise<Middleware[]> {
+    return (chain ??= import('express-openapi-validator').then((m) => (m as any).default ?? m).then((eov) => eov.middleware({
       apiSpec: priv,
       validateApiSpec: false,
       validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
@@ -111,8 +107,7 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
       validateSecurity: false,
       fileUploader: false,
       $refParser: { mode: 'dereference' },
-    }) as Middleware[];
-    return chain;
+    }) as Middleware[]));
   }
 
   const run = (mw: Middleware, req: any) =>
@@ -127,7 +122,7 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
     const route = routes.get(operationId);
     if (!route) throw new Error(`no operation ${operationId} in the document`);
     const req: any = { method: route.method, path: route.url, url: route.url, originalUrl: route.url, baseUrl: '', headers: {}, query: {}, params: {}, app: { enabled: () => false } };
-    const [, metamw] = middlewares();
+    const [, metamw] = await middlewares();
     const e = await run(metamw, req);
     if (e) throw e;
     m = req.openapi;
@@ -141,7 +136,8 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
     const headers: Record<string, string> = { ...r.headers };
     if (r.contentType) headers['content-type'] = r.contentType;
     const req: any = { method: routes.get(r.operationId)!.method, path: url, url, originalUrl: url, baseUrl: '', headers, query: r.query, params: r.params, body: r.body, openapi };
-    const requestMiddleware = middlewares()[middlewares().length - 1];
+    const stack = await middlewares();
+    const requestMiddleware = stack[stack.length - 1];
     const e = (await run(requestMiddleware, req)) as { status?: number; errors?: EovError[]; message?: string } | undefined;
     if (!e) return [];
     if (e.status === 400 && Array.isArray(e.errors)) return e.errors;

@@ -1,6 +1,7 @@
 /**
- * Response validation: every answer checked against openapi.json, so the mock cannot drift from
- * its own contract. On in the test suite; a switch in the CLI.
+ * Response validation: every answer checked against its document (openapi.json for the service,
+ * control-plane.openapi.json for /__mock), so the mock cannot drift from its own contracts. On in
+ * the test suite; a switch in the CLI (--validate-responses). Ajv is the one eov brings.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -12,7 +13,8 @@ export class ResponseValidationError extends Error {}
 
 export type ResponseValidator = (op: Operation, status: number, contentType: string | undefined, body: unknown) => void;
 
-export function createResponseValidator(doc: OpenApiDocument): ResponseValidator {
+/** `name` is how a mismatch names the document (openapi.json, control-plane.openapi.json). */
+export function createResponseValidator(doc: OpenApiDocument, name = 'openapi.json'): ResponseValidator {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ $id: 'openapi', components: doc.components });
@@ -22,24 +24,27 @@ export function createResponseValidator(doc: OpenApiDocument): ResponseValidator
 
   return (op, status, contentType, body) => {
     const responses = pathOf.get(op.id).responses as Record<string, any>;
-    const doc = responses[String(status)];
-    if (!doc) throw new ResponseValidationError(`${op.id} answered ${status}, which openapi.json does not document`);
-    const media = doc.content ? Object.keys(doc.content)[0] : undefined;
-    if (!media) {
+    const documented = responses[String(status)];
+    if (!documented) throw new ResponseValidationError(`${op.id} answered ${status}, which ${name} does not document`);
+    const medias = Object.keys(documented.content ?? {});
+    if (!medias.length) {
       if (body !== undefined) throw new ResponseValidationError(`${op.id} ${status} must have no body`);
       return;
     }
-    if (media !== 'application/json') return; // bytes: nothing to validate structurally
-    if (!contentType?.startsWith('application/json')) throw new ResponseValidationError(`${op.id} ${status} answered ${contentType}, not application/json`);
+    const answered = contentType?.split(';')[0].trim().toLowerCase();
+    // application/octet-stream documents bytes of any type (a download answers the file's own).
+    const media = medias.find((m) => m === answered) ?? medias.find((m) => m === 'application/octet-stream');
+    if (!media) throw new ResponseValidationError(`${op.id} ${status} answered ${contentType}, not ${medias.join(' or ')}`);
+    if (media !== 'application/json') return; // bytes or XML: nothing to validate structurally
     const key = `${op.id} ${status}`;
     let validate = cache.get(key);
     if (validate === undefined) {
-      const schema = JSON.parse(JSON.stringify(doc.content[media].schema).replace(/"#\/components\//g, '"openapi#/components/'));
+      const schema = JSON.parse(JSON.stringify(documented.content[media].schema).replace(/"#\/components\//g, '"openapi#/components/'));
       validate = ajv.compile(schema);
       cache.set(key, validate);
     }
     if (validate && !validate(body)) {
-      throw new ResponseValidationError(`${op.id} ${status} response does not match openapi.json: ${ajv.errorsText(validate.errors)}`);
+      throw new ResponseValidationError(`${op.id} ${status} response does not match ${name}: ${ajv.errorsText(validate.errors)}`);
     }
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * The command's build: `cloud-browser-mock` (bin) runs dist/bin/cli.js, one esbuild bundle of
+ * src/cli.ts with its dependencies inside, so that a start reads a few files instead of the ~400
+ * modules it otherwise resolves and loads one by one (most of a cold start; BENCHMARKS.md, issue
+ * 12). What a start does not need stays in chunks read on first use: express-openapi-validator and
+ * multer (loaded after the first answer, or on the first request that needs them), the proxy and
+ * the response validator. Library users (`import … from 'cloud-browser-mock'`) get tsc's dist/src.
+ */
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/**
+ * express-openapi-validator 5.6.2 (pinned) builds an OpenAPISchemaValidator on its first request
+ * even with `validateApiSpec: false`, which we always pass (src/validation/eov.ts): that compiles
+ * the whole OpenAPI 3.1 meta-schema with Ajv, about half of what the first validated request
+ * waits for, to validate nothing. In the bundle that class is one that compiles nothing and
+ * refuses to be asked to validate. The build stops if eov's use of it is not the one read here.
+ */
+const eovFramework = join(dirname(createRequire(import.meta.url).resolve('express-openapi-validator/package.json')), 'dist/framework');
+const frameworkSource = readFileSync(join(eovFramework, 'index.js'), 'utf8');
+const guarded = /if \(validateApiSpec\) \{\s*const apiDocValidation = validator\.validate\(apiDoc\);/;
+if (!guarded.test(frameworkSource) || frameworkSource.split('validator.validate(').length !== 2) {
+  throw new Error('express-openapi-validator changed how it uses OpenAPISchemaValidator: review scripts/build-cli.mjs');
+}
+const noApiSpecValidation = {
+  name: 'eov-no-api-spec-validation',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/openapi\.schema\.validator$/ }, (args) =>
+      args.resolveDir === eovFramework ? { path: 'openapi-schema-validator', namespace: 'cbm-eov' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'cbm-eov' }, () => ({
+      loader: 'js',
+      contents: `exports.OpenAPISchemaValidator = class OpenAPISchemaValidator {
+        constructor(opts) { if (opts.validateApiSpec) throw new Error('cloud-browser-mock runs express-openapi-validator with validateApiSpec: false'); }
+        validate() { throw new Error('cloud-browser-mock runs express-openapi-validator with validateApiSpec: false'); }
+      };`,
+    }));
+  },
+};
+
+rmSync('dist/bin', { recursive: true, force: true });
+await build({
+  entryPoints: { cli: 'dist/src/cli.js' },
+  outdir: 'dist/bin',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // swagger-ui-dist is files served as they are (resolved at run time); pino-pretty only runs in a
+  // terminal; ajv for a user's scenario file is required from node_modules when one is given.
+  external: ['swagger-ui-dist', 'swagger-ui-dist/*', 'pino-pretty'],
+  plugins: [noApiSpecValidation],
+  sourcemap: false,
+  logLevel: 'warning',
+  // Bundled CommonJS modules require Node's built-ins; in an ES module that takes a require.
+  banner: { js: "import { createRequire as __cbmCreateRequire } from 'node:module';\nconst require = __cbmCreateRequire(import.meta.url);" },
+});
