@@ -27,6 +27,9 @@ for (const entry of ['index', 'testcontainers']) await build({
   format: 'cjs',
   target: 'node20',
   external,
+  // jest's CommonJS runtime cannot run import() (express-openapi-validator and multer are
+  // imported on first use): in this build every import() of a dependency is a require().
+  supported: { 'dynamic-import': false },
   sourcemap: true,
   logLevel: 'warning',
   // import.meta.url (package-root.ts, docs.ts, scenario.ts: where the package and its
