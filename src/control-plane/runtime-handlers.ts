@@ -4,7 +4,7 @@
  */
 import { HttpError } from '../errors/http-error.js';
 import { parseDuration } from '../cli-args.js';
-import { sendError, sendJsonText } from '../pipeline/service-request.js';
+import { sendError, sendJsonText } from '../http/reply.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { faultProblem, parseInstant } from './control-input.js';

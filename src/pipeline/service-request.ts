@@ -15,6 +15,7 @@ import type { HandlerMap, OperationConfig, Reply } from '../operations/types.js'
 import { pyDumps } from '../python/values.js';
 import { parseQuery } from '../python/url.js';
 import { matchRoute } from './router.js';
+import { sendError, sendJsonBytes, sendJsonText } from '../http/reply.js';
 import { serializeJson, type TextCache } from '../store/json-text.js';
 import type { Store } from '../store/store.js';
 import type { Faults } from '../control-plane/faults.js';
@@ -94,19 +95,6 @@ function quoteLocation(url: string): string {
       return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
     })
     .join('');
-}
-
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
-  sendJsonBytes(res, status, Buffer.from(text, 'utf8'), headers);
-}
-
-export function sendJsonBytes(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string> = {}) {
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
-  res.end(body);
-}
-
-export function sendError(res: ServerResponse, e: HttpError) {
-  sendJsonText(res, e.status, pyDumps({ detail: e.detail }), e.headers);
 }
 
 /** Removes the temporary blobs of a body: all of them, or once committed the parts not stored. */
