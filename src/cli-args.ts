@@ -12,11 +12,8 @@ import { parseArgs } from 'node:util';
 import { parseCorsOrigins } from './cors.js';
 import { parseAllowedHosts } from './guards/allowed-hosts.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
-import { DEFAULTS } from './options.js';
-import type { ServerOptions } from './server.js';
+import { DEFAULTS, type ServerOptions } from './options.js';
 import { parseDuration, parseSize } from './primitives/units.js';
-
-export { parseDuration, parseSize } from './primitives/units.js';
 
 export class UsageError extends Error {}
 

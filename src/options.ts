@@ -1,4 +1,4 @@
-/** Options shared by createApp, startMockServer and the CLI, with their defaults. */
+/** Options of createApp (MockOptions) and startMockServer (ServerOptions), which the CLI fills, with their defaults. */
 import type { AuthMode } from './auth.js';
 import type { Clock } from './primitives/clock.js';
 
@@ -73,6 +73,26 @@ export interface MockOptions {
   record?: string;
   /** With `record`: keep secret values read through getSecret (default: placeholders). */
   recordSecretValues?: boolean;
+}
+
+/** startMockServer's options: createApp's plus what a listening server needs. */
+export interface ServerOptions extends MockOptions {
+  /**
+   * Load and compile the validators right after listen (the CLI does); else on first use. Off
+   * in tests: loading blocks the event loop for a moment, and a test's short headers timeout
+   * could fire on a request that arrived meanwhile.
+   */
+  warm?: boolean;
+  /** Port to listen on; 0 (the default here) picks a free one. */
+  port?: number;
+  /** Interface to bind; default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** How long a client may take to send its request headers (ms); default 10 s. */
+  headersTimeoutMs?: number;
+  /** How long close() waits for in-flight requests before cutting them off (ms); default 8 s. */
+  shutdownGraceMs?: number;
+  /** How long an idle keep-alive connection stays open (ms); default Node's 5 s. */
+  keepAliveTimeoutMs?: number;
 }
 
 export const DEFAULTS = {

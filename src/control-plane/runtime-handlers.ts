@@ -3,10 +3,10 @@
  * journal, the clock, faults and coverage.
  */
 import { HttpError } from '../errors/http-error.js';
-import { parseDuration } from '../cli-args.js';
 import { sendError, sendJsonText } from '../http/reply.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { ClockRangeError, isoTime } from '../primitives/clock.js';
+import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-routes.js';
 import type { ControlContext, ControlHandler } from './handler-types.js';

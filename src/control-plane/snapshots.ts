@@ -13,7 +13,7 @@ import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { base64Stream } from './snapshot-stream.js';
+import { base64Stream } from '../primitives/base64-stream.js';
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
