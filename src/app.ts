@@ -143,6 +143,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     cwd: options.cwd,
     workspacesInMemory: options.workspacesInMemory,
     warn: (line) => logger.warn(line),
+    gcDuringUploads: options.gcDuringUploads,
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(options.seed ?? DEFAULTS.seed);

@@ -73,6 +73,12 @@ export interface MockOptions {
   record?: string;
   /** With `record`: keep secret values read through getSecret (default: placeholders). */
   recordSecretValues?: boolean;
+  /**
+   * Run a young-generation collection every 8 MiB of an upload, which keeps a 100 MiB upload's
+   * peak memory near 12 MiB instead of 35. It sets V8's `--expose-gc` for the whole process, so
+   * it is off unless asked for; the CLI, which owns its process, turns it on.
+   */
+  gcDuringUploads?: boolean;
 }
 
 /** startMockServer's options: createApp's plus what a listening server needs. */

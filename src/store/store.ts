@@ -20,7 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Clock } from '../primitives/clock.js';
-import { loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenarioFromRequest, ScenarioSchema, type LoadedScenario } from '../scenarios/scenario.js';
+import { youngGarbageCollector } from '../primitives/young-gc.js';
 import { BlobStore } from './blobs.js';
 import { DataDir, openDataDir, type Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
@@ -49,6 +50,11 @@ export interface StoreOptions {
   workspacesInMemory?: number;
   /** One line for the operator (a record whose bytes were missing, a lock being waited for). */
   warn?: (line: string) => void;
+  /**
+   * A young-generation collection every 8 MiB of an upload (store/blobs.ts), which keeps peak
+   * memory down but sets V8's --expose-gc for the whole process: the CLI's choice, off by default.
+   */
+  gcDuringUploads?: boolean;
 }
 
 interface OnDisk {
@@ -75,9 +81,12 @@ export class Store {
   readonly #opts: StoreOptions;
   readonly #disk: OnDisk | null;
   readonly #memoryDir: string | null;
+  /** The scenario schema, compiled once for this store when a scenario file first needs it. */
+  readonly #schema: ScenarioSchema;
 
-  private constructor(opts: StoreOptions, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
+  private constructor(opts: StoreOptions, schema: ScenarioSchema, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
     this.#opts = opts;
+    this.#schema = schema;
     this.#scenario = freezeTemplate(scenario);
     this.#seed = opts.seed;
     this.signingKey = signingKey;
@@ -96,16 +105,18 @@ export class Store {
 
   static async open(opts: StoreOptions): Promise<Store> {
     const loadedAt = opts.clock.now();
-    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd);
+    const schema = new ScenarioSchema();
+    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
+    const blobOptions = { collectYoungGarbage: opts.gcDuringUploads ? youngGarbageCollector() : undefined };
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
-      return new Store(opts, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs')), null, root);
+      return new Store(opts, schema, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs'), blobOptions), null, root);
     }
     const { dir, meta, lock } = await openDataDir(opts.dataDir, { ...opts, loadedAt });
     // A workspace never written has no file: it reads the scenario as loaded back then.
-    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd);
-    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
-    return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
+    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd, schema);
+    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'), blobOptions);
+    return new Store(opts, schema, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
 
   get scenario(): LoadedScenario {
@@ -249,7 +260,7 @@ export class Store {
   async switchScenario(ref: string, seed: number): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const loadedAt = this.#opts.clock.now();
-    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd));
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd, this.#schema));
     await this.#resetAll({ ref, scenario, seed, loadedAt });
   }
 
