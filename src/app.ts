@@ -1,10 +1,9 @@
 /**
  * createApp(options): the whole mock as an Express application that never listens (supertest
- * and startMockServer both mount it). Its state lives in the store it creates; nothing is
- * module-level.
+ * and startMockServer both mount it). Its state lives in the store it opens (or is given) and
+ * the journal, faults and coverage it creates; nothing is module-level.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { authenticate } from './auth.js';
 import { corsMiddleware } from './cors.js';
@@ -18,7 +17,8 @@ import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } fr
 import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 import { sendJsonText } from './http/reply.js';
-import { Store } from './store/store.js';
+import { StartupError, type Store } from './store/store.js';
+import { createStore } from './app/create-store.js';
 import type { DriftLog } from './proxy/drift.js';
 import { Coverage } from './control-plane/coverage.js';
 import { createOpenApiValidator } from './validation/eov.js';
@@ -56,6 +56,17 @@ export interface MockRuntime {
 
 export type MockApp = Express & { mock: MockRuntime };
 
+export interface AppOptions extends MockOptions {
+  /** The name the mock is reached by (startMockServer's bind address), for the allowed-hosts guard. */
+  host?: string;
+  /**
+   * A store to use instead of opening one (json-server's `createApp(db)`): a test arranges data
+   * in it (createStore) and reads it over HTTP. The scenario, seed and data-directory options are
+   * then the store's; its clock is the app's. `app.mock.close()` closes it.
+   */
+  store?: Store;
+}
+
 /** The served document: the contract with `servers` pointing at where this instance answers. */
 function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
   const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
@@ -76,8 +87,11 @@ function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
  * await app.mock.close();
  * ```
  */
-export async function createApp(options: MockOptions & { host?: string } = {}): Promise<MockApp> {
-  const clock = options.clock ?? new Clock();
+export async function createApp(options: AppOptions = {}): Promise<MockApp> {
+  if (options.store && options.clock && options.clock !== options.store.clock) {
+    throw new StartupError('createApp: options.clock is not the clock of options.store; leave clock out (the store\'s is used) or open the store with it');
+  }
+  const clock = options.clock ?? options.store?.clock ?? new Clock();
   // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
   const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
@@ -87,21 +101,10 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document);
   const proxy = await proxyDeps(options, document, validator, clock, logger);
-  const store = await Store.open({
-    // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
-    inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
-    dataDir: !proxy && options.dataDir ? resolve(options.cwd ?? process.cwd(), options.dataDir) : undefined,
-    scenario: options.scenario ?? DEFAULTS.scenario,
-    seed: options.seed ?? DEFAULTS.seed,
-    resetData: options.resetData,
-    clock,
-    cwd: options.cwd,
-    workspacesInMemory: options.workspacesInMemory,
-    warn: (line) => logger.warn(line),
-    gcDuringUploads: options.gcDuringUploads,
-  });
+  // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
+  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line) }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(options.seed ?? DEFAULTS.seed);
+  const faults = new Faults(options.seed ?? store.seed);
   const coverage = new Coverage(operations);
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);

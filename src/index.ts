@@ -2,7 +2,9 @@
  * cloud-browser-mock: a local, stateful, validating mock of the cloud browser automation
  * service's session-files, workflow-code, mailbox, secret and token API.
  */
-export { createApp, type MockApp, type MockRuntime } from './app.js';
+export { createApp, type AppOptions, type MockApp, type MockRuntime } from './app.js';
+export { createStore } from './app/create-store.js';
+export type { Store } from './store/store.js';
 export { startMockServer, type MockServer, type ServerOptions } from './server.js';
 export {
   connectMockServer,

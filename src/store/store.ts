@@ -127,6 +127,11 @@ export class Store {
     return this.#seed;
   }
 
+  /** The clock every timestamp of this store is read from (createApp's, when it opened it). */
+  get clock(): Clock {
+    return this.#opts.clock;
+  }
+
   /**
    * The principal's workspace: the one in memory, else read from its file (on first use, or
    * after it was let go), else a new view of the active scenario.
