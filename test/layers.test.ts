@@ -12,7 +12,7 @@ import { ROOT } from './helpers.js';
  * top-level module. The README's "How it is built" draws the same table.
  */
 const LAYERS: Array<[name: string, members: string[]]> = [
-  ['entry', ['cli.ts', 'cli-args.ts', 'startup-checks.ts', 'index.ts', 'index.cts', 'server.ts', 'server-limits.ts', 'testcontainers.ts', 'testcontainers.cts', 'control-client.ts', 'logging.ts']],
+  ['entry', ['cli.ts', 'cli-args.ts', 'cli-flags.ts', 'startup-checks.ts', 'index.ts', 'index.cts', 'server.ts', 'server-limits.ts', 'testcontainers.ts', 'testcontainers.cts', 'control-client.ts', 'logging.ts']],
   ['app', ['app.ts', 'app/', 'options.ts', 'cors.ts', 'docs.ts', 'landing-page.ts', 'guards/', 'ui/']],
   ['pipeline and control plane', ['pipeline/', 'control-plane/', 'proxy/', 'validation/']],
   ['operations', ['operations/', 'workflow/', 'auth.ts']],
