@@ -3,7 +3,7 @@
  * operationId from control-plane.openapi.json (no hand-listed routes to drift from it), bodies
  * read by the service's readers (multer for the upload), validated by express-openapi-validator
  * against that document (Pydantic-style 422s); other errors are `{"detail": "…"}`. Handlers
- * live by concern in control-plane-runtime.ts and control-plane-workspaces.ts.
+ * live by concern in runtime-handlers.ts and workspace-handlers.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

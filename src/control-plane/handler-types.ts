@@ -1,7 +1,7 @@
 /**
  * What a control-plane handler sees: the validated input (express-openapi-validator checked it
  * against control-plane.openapi.json), the raw request and response, and the mock's state.
- * One handler per operationId of that document; the dispatcher (control-plane.ts) routes to it.
+ * One handler per operationId of that document; the dispatcher (dispatch.ts) routes to it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../openapi.js';
