@@ -9,7 +9,8 @@ import { ROOT } from './helpers.js';
 
 /**
  * Top first. A folder entry ends in "/" and covers everything under it; a file entry is a
- * top-level module. The README's "How it is built" draws the same table.
+ * top-level module. The README's "How it is built" draws the same table. `generated/` is for the
+ * operation types generated from the documents (issue 13), which import nothing of ours.
  */
 const LAYERS: Array<[name: string, members: string[]]> = [
   ['entry', ['cli.ts', 'cli-args.ts', 'cli-flags.ts', 'startup-checks.ts', 'index.ts', 'index.cts', 'server.ts', 'server-limits.ts', 'testcontainers.ts', 'testcontainers.cts', 'control-client.ts', 'logging.ts']],
@@ -18,7 +19,7 @@ const LAYERS: Array<[name: string, members: string[]]> = [
   ['operations', ['operations/', 'workflow/', 'auth.ts']],
   ['http', ['http/']],
   ['store', ['store/', 'scenarios/']],
-  ['primitives', ['primitives/', 'python/', 'errors/', 'openapi.ts', 'package-root.ts']],
+  ['primitives', ['primitives/', 'python/', 'errors/', 'generated/', 'openapi.ts', 'package-root.ts']],
 ];
 
 const SRC = join(ROOT, 'src');
