@@ -54,7 +54,8 @@ async function main(): Promise<number> {
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true });
+    // The CLI owns its process, so it may set V8's --expose-gc for the upload collections.
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true, gcDuringUploads: true });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);

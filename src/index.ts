@@ -2,7 +2,9 @@
  * cloud-browser-mock: a local, stateful, validating mock of the cloud browser automation
  * service's session-files, workflow-code, mailbox, secret and token API.
  */
-export { createApp, type MockApp, type MockRuntime } from './app.js';
+export { createApp, type AppOptions, type MockApp, type MockRuntime } from './app.js';
+export { createStore } from './app/create-store.js';
+export type { Store } from './store/store.js';
 export { startMockServer, type MockServer, type ServerOptions } from './server.js';
 export {
   connectMockServer,
@@ -14,11 +16,11 @@ export {
   type RequestsFilter,
   type WorkspaceSnapshot,
 } from './control-client.js';
-export type { Fault, FaultSpec } from './mock/faults.js';
-export type { JournalEntry } from './mock/journal.js';
-export type { CoverageReport } from './mock/coverage.js';
+export type { Fault, FaultSpec } from './control-plane/faults.js';
+export type { JournalEntry } from './control-plane/journal.js';
+export type { CoverageReport } from './control-plane/coverage.js';
 export type { MockOptions } from './options.js';
-export { Clock } from './mock/clock.js';
+export { Clock } from './primitives/clock.js';
 export { DETAIL } from './errors/http-error.js';
 export { MSG as PYDANTIC_MESSAGES } from './errors/catalogue.js';
 export { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';

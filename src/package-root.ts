@@ -1,3 +1,4 @@
+/** Where the package's own files are (package.json, openapi.json, fixtures/) and its version, wherever it runs from. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

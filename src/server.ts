@@ -3,27 +3,11 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
 import { controlClient, type MockControl } from './control-client.js';
-import { DEFAULTS, type MockOptions } from './options.js';
+import { DEFAULTS, type ServerOptions } from './options.js';
 import { defaultMaxConnections, limitConnections } from './server-limits.js';
 
-export interface ServerOptions extends MockOptions {
-  /**
-   * Load and compile the validators right after listen (the CLI does); else on first use. Off
-   * in tests: loading blocks the event loop for a moment, and a test's short headers timeout
-   * could fire on a request that arrived meanwhile.
-   */
-  warm?: boolean;
-  /** Port to listen on; 0 (the default here) picks a free one. */
-  port?: number;
-  /** Interface to bind; default 127.0.0.1 (loopback only). */
-  host?: string;
-  /** How long a client may take to send its request headers (ms); default 10 s. */
-  headersTimeoutMs?: number;
-  /** How long close() waits for in-flight requests before cutting them off (ms); default 8 s. */
-  shutdownGraceMs?: number;
-  /** How long an idle keep-alive connection stays open (ms); default Node's 5 s. */
-  keepAliveTimeoutMs?: number;
-}
+// The options type lives with the others in options.ts, which the CLI's parser reads too.
+export type { ServerOptions } from './options.js';
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
 

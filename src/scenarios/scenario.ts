@@ -8,9 +8,9 @@ import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadabl
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { clampInstant } from '../mock/clock.js';
+import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../package-root.js';
-import { keyHint } from '../operations/secret-rules.js';
+import { keyHint } from '../store/secret-rules.js';
 import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
@@ -59,22 +59,27 @@ export interface LoadedScenario {
 export { ScenarioError } from './read-scenario-bytes.js';
 
 /**
- * Ajv is loaded and the schema compiled on the first scenario that needs checking: together they
+ * The scenario schema, compiled on the first scenario that needs checking: Ajv and the compile
  * cost more than the rest of start-up, and the built-in scenarios do not need them (see
- * readScenarioFile). The schema is ours and test/scenarios.test.ts checks it against the
- * meta-schema, so Ajv need not compile the meta-schema at run time.
+ * readScenarioFile). The compiled validator is state of whoever holds this — the store a
+ * createApp made — never of the module. The schema is ours and test/scenarios.test.ts checks it
+ * against the meta-schema, so Ajv need not compile the meta-schema at run time.
  */
-let validator: ReturnType<Ajv2020['compile']> | undefined;
-function validateScenario(data: unknown) {
-  if (!validator) {
-    const require = createRequire(import.meta.url);
-    const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-    const addFormats = require('ajv-formats') as (ajv: Ajv2020) => void;
-    const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
-    addFormats(ajv);
-    validator = ajv.compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
+export class ScenarioSchema {
+  #validator: ReturnType<Ajv2020['compile']> | undefined;
+
+  /** The first problem with `data`, or null when it is a valid scenario file. */
+  check(data: unknown) {
+    if (!this.#validator) {
+      const require = createRequire(import.meta.url);
+      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+      const addFormats = require('ajv-formats') as (ajv: Ajv2020) => void;
+      const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
+      addFormats(ajv);
+      this.#validator = ajv.compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
+    }
+    return this.#validator(data) ? null : this.#validator.errors![0];
   }
-  return validator(data) ? null : validator.errors![0];
 }
 
 export const scenarioSchemaPath = () => join(packageRoot, 'fixtures', 'scenario.schema.json');
@@ -94,6 +99,8 @@ export function scenarioPath(ref: string, cwd = process.cwd()): string {
 interface ReadOptions {
   trustBuiltIn?: boolean;
   quoteContent?: boolean;
+  /** The compiled schema to reuse; without it one is compiled for this read, if it needs one. */
+  schema?: ScenarioSchema;
 }
 
 /** The errors for a path that names no file or a directory: they list the built-in scenarios. */
@@ -123,12 +130,12 @@ export function readScenarioFile(ref: string, cwd?: string, options: ReadOptions
 }
 
 /** readScenarioFile for the control plane: asynchronous, and its errors never quote the file. */
-export async function readScenarioFileFromRequest(ref: string, cwd?: string): Promise<ScenarioFile> {
+export async function readScenarioFileFromRequest(ref: string, cwd?: string, schema?: ScenarioSchema): Promise<ScenarioFile> {
   const file = scenarioPath(ref, cwd);
-  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false });
+  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false, schema });
 }
 
-function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn = false, quoteContent = false }: ReadOptions): ScenarioFile {
+function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn = false, quoteContent = false, schema }: ReadOptions): ScenarioFile {
   const text = bytes.toString('utf8');
   let data: unknown;
   try {
@@ -136,7 +143,7 @@ function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn 
   } catch (e) {
     throw new ScenarioError(`scenario file ${file} is not valid JSON: ${quoteContent ? (e as Error).message : jsonProblem(text)}`);
   }
-  const problem = trustBuiltIn && isBuiltIn(ref) ? null : validateScenario(data);
+  const problem = trustBuiltIn && isBuiltIn(ref) ? null : (schema ?? new ScenarioSchema()).check(data);
   if (problem) {
     const where = problem.instancePath ? `$${problem.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}` : '$';
     const extra = quoteContent && problem.params && 'additionalProperty' in problem.params ? ` (${String(problem.params.additionalProperty)})` : '';
@@ -192,13 +199,13 @@ function checkConsistency(s: ScenarioFile, file: string, quoteContent: boolean) 
 }
 
 /** Loads a scenario at `now`: every timestamp moves by (now − generated_at). */
-export function loadScenario(ref: string, now: number, cwd?: string): LoadedScenario {
-  return scenarioAt(readScenarioFile(ref, cwd, { trustBuiltIn: true }), ref, now);
+export function loadScenario(ref: string, now: number, cwd?: string, schema?: ScenarioSchema): LoadedScenario {
+  return scenarioAt(readScenarioFile(ref, cwd, { trustBuiltIn: true, schema }), ref, now);
 }
 
 /** loadScenario for a path given to the control plane (see readScenarioFileFromRequest). */
-export async function loadScenarioFromRequest(ref: string, now: number, cwd?: string): Promise<LoadedScenario> {
-  return scenarioAt(await readScenarioFileFromRequest(ref, cwd), ref, now);
+export async function loadScenarioFromRequest(ref: string, now: number, cwd?: string, schema?: ScenarioSchema): Promise<LoadedScenario> {
+  return scenarioAt(await readScenarioFileFromRequest(ref, cwd, schema), ref, now);
 }
 
 function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {

@@ -11,30 +11,25 @@ import { mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { asStorageError } from './storage-error.js';
 
 /**
- * A young-generation collection, run every YOUNG_GC_EVERY bytes of an upload. Each 64 KiB chunk
- * the socket reads is a new ArrayBuffer that dies as soon as it is on disk, but V8 frees it
- * only at the next scavenge, and with the young generation grown to its usual 16 MiB that came
- * every ~32 MiB of upload: a 100 MiB upload raised peak RSS by 35 MiB (benchmark, this machine).
- * A scavenge every 8 MiB (well under a millisecond each) keeps it near 12 MiB. V8 offers no
- * other handle on it at run time; the gc function of a fresh context is the documented way to
- * reach it, and where it cannot be had this does nothing.
+ * A young-generation collection (BlobStoreOptions.collectYoungGarbage), run every YOUNG_GC_EVERY
+ * bytes of an upload. Each 64 KiB chunk the socket reads is a new ArrayBuffer that dies as soon
+ * as it is on disk, but V8 frees it only at the next scavenge, and with the young generation
+ * grown to its usual 16 MiB that came every ~32 MiB of upload: a 100 MiB upload raised peak RSS
+ * by 35 MiB (benchmark, this machine). A scavenge every 8 MiB (well under a millisecond each)
+ * keeps it near 12 MiB.
  */
 const YOUNG_GC_EVERY = 8 * 1024 * 1024;
-const collectYoungGarbage: () => void = (() => {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('typeof gc === "function" ? gc : undefined') as ((options: { type: 'minor' }) => void) | undefined;
-    if (gc) return () => gc({ type: 'minor' });
-  } catch {
-    // no gc to be had: uploads still stream, only the peak is higher
-  }
-  return () => undefined;
-})();
+
+export interface BlobStoreOptions {
+  /**
+   * Runs a scavenge (primitives/young-gc.ts). Getting one changes the process's V8 flags, so
+   * only the CLI asks for it (ServerOptions.gcDuringUploads); without it uploads peak higher.
+   */
+  collectYoungGarbage?: () => void;
+}
 
 export interface WrittenBlob {
   /** Temporary name until committed. */
@@ -51,10 +46,13 @@ export class BlobStore {
   /** Temporary blobs neither committed nor discarded yet: uploads under way. */
   readonly #temps = new Set<string>();
   #root: string;
+  readonly #collectYoungGarbage: () => void;
   constructor(
     readonly tmpDir: string,
     root: string,
+    options: BlobStoreOptions = {},
   ) {
+    this.#collectYoungGarbage = options.collectYoungGarbage ?? (() => undefined);
     mkdirSync(tmpDir, { recursive: true });
     mkdirSync(root, { recursive: true });
     this.#root = root;
@@ -82,6 +80,7 @@ export class BlobStore {
     let size = 0;
     let sinceGc = 0;
     let tooLarge = false;
+    const collectYoungGarbage = this.#collectYoungGarbage;
     const meter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         size += chunk.length;

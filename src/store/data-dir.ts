@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BlobStore } from './blobs.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { StartupError } from './startup-error.js';
 import { DATA_FORMAT } from './types.js';
@@ -125,6 +126,26 @@ export class DataDir {
   static newState(): string {
     return `state-${randomBytes(8).toString('hex')}`;
   }
+}
+
+/**
+ * A reset of everything: a new, empty state directory, then meta.json pointing at it (the commit
+ * point); the caller then removes the old one — a crash at any instant leaves the old state or
+ * the new, whole. `next` is the scenario switched to, if any. Returns the meta now in force.
+ */
+export function switchState(dir: DataDir, current: Meta, blobs: BlobStore, next: Pick<Meta, 'scenario' | 'seed' | 'loaded_at'> | null): Meta {
+  const old = dir.stateDir(current.state);
+  const meta: Meta = { ...current, state: DataDir.newState(), ...(next ?? {}) };
+  mkdirSync(join(dir.stateDir(meta.state), 'workspaces'), { recursive: true });
+  blobs.setRoot(join(dir.stateDir(meta.state), 'blobs'));
+  try {
+    dir.writeMeta(meta);
+  } catch (e) {
+    blobs.setRoot(join(old, 'blobs'));
+    rmSync(dir.stateDir(meta.state), { recursive: true, force: true });
+    throw e;
+  }
+  return meta;
 }
 
 /**

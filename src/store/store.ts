@@ -14,48 +14,30 @@
  * the least recently used are let go — read again, blobs checked, when next asked for.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import type { Clock } from '../mock/clock.js';
-import { loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
+import type { Clock } from '../primitives/clock.js';
+import { loadScenarioFromRequest, ScenarioSchema, type LoadedScenario } from '../scenarios/scenario.js';
+import { youngGarbageCollector } from '../primitives/young-gc.js';
 import { BlobStore } from './blobs.js';
-import { DataDir, openDataDir, type Meta } from './data-dir.js';
-import type { DataDirLock } from './data-dir-lock.js';
-import { CoalescingJsonFile } from './json-file.js';
-import { serializeJson, type TextCache } from './json-text.js';
+import { openDataDir, switchState } from './data-dir.js';
+import type { OnDisk, StoreOptions } from './store-options.js';
+import type { TextCache } from './json-text.js';
 import { asStorageError } from './storage-error.js';
 import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
 import type { WorkspaceData } from './types.js';
 import { Workspace } from './workspace.js';
 import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
-import { readWorkspaceFile, storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
+import { storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
+import { openWorkspace } from './workspace-source.js';
 
 export { StartupError } from './startup-error.js';
 export { workspaceFileName } from './workspace-file.js';
 
-export interface StoreOptions {
-  /** Absolute path of the data directory; ignored when inMemory. */
-  dataDir?: string;
-  inMemory: boolean;
-  scenario: string;
-  seed: number;
-  resetData?: boolean;
-  clock: Clock;
-  cwd?: string;
-  /** Workspaces kept in memory beyond those in use (least recently used go first). */
-  workspacesInMemory?: number;
-  /** One line for the operator (a record whose bytes were missing, a lock being waited for). */
-  warn?: (line: string) => void;
-}
-
-interface OnDisk {
-  dir: DataDir;
-  meta: Meta;
-  lock: DataDirLock;
-}
+export type { StoreOptions } from './store-options.js';
 
 export class Store {
   readonly blobs: BlobStore;
@@ -75,9 +57,12 @@ export class Store {
   readonly #opts: StoreOptions;
   readonly #disk: OnDisk | null;
   readonly #memoryDir: string | null;
+  /** The scenario schema, compiled once for this store when a scenario file first needs it. */
+  readonly #schema: ScenarioSchema;
 
-  private constructor(opts: StoreOptions, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
+  private constructor(opts: StoreOptions, schema: ScenarioSchema, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
     this.#opts = opts;
+    this.#schema = schema;
     this.#scenario = freezeTemplate(scenario);
     this.#seed = opts.seed;
     this.signingKey = signingKey;
@@ -96,16 +81,18 @@ export class Store {
 
   static async open(opts: StoreOptions): Promise<Store> {
     const loadedAt = opts.clock.now();
-    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd);
+    const schema = new ScenarioSchema();
+    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
+    const blobOptions = { collectYoungGarbage: opts.gcDuringUploads ? youngGarbageCollector() : undefined };
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
-      return new Store(opts, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs')), null, root);
+      return new Store(opts, schema, scenario, randomBytes(32), new BlobStore(join(root, 'tmp'), join(root, 'blobs'), blobOptions), null, root);
     }
     const { dir, meta, lock } = await openDataDir(opts.dataDir, { ...opts, loadedAt });
     // A workspace never written has no file: it reads the scenario as loaded back then.
-    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd);
-    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'));
-    return new Store(opts, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
+    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd, schema);
+    const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'), blobOptions);
+    return new Store(opts, schema, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
 
   get scenario(): LoadedScenario {
@@ -114,6 +101,11 @@ export class Store {
 
   get seed(): number {
     return this.#seed;
+  }
+
+  /** The clock every timestamp of this store is read from (createApp's, when it opened it). */
+  get clock(): Clock {
+    return this.#opts.clock;
   }
 
   /**
@@ -164,61 +156,11 @@ export class Store {
     return this.#disk ? join(this.#disk.dir.stateDir(this.#disk.meta.state), 'workspaces') : null;
   }
 
-  async #open(principal: string): Promise<Workspace> {
-    const wsDir = this.#wsDir();
-    const file = wsDir ? join(wsDir, workspaceFileName(principal)) : null;
-    const folder = workspaceFileStem(principal);
-    if (file && existsSync(file)) return this.#load(file, folder);
-    // The state directory at the view's first write (a reset of everything detaches it first).
-    const view: Workspace = new Workspace(
-      {
-        base: this.#base,
-        principal,
-        open: (data) => {
-          this.#cache.keep(principal, view);
-          return this.#place(data, file);
-        },
-      },
-      this.#seed,
-      { blobs: this.blobs, folder },
+  #open(principal: string): Promise<Workspace> {
+    return openWorkspace(
+      { blobs: this.blobs, texts: this.#texts, seed: this.#seed, warn: this.#opts.warn },
+      { principal, wsDir: this.#wsDir(), base: this.#base, keep: (view) => this.#cache.keep(principal, view) },
     );
-    return view;
-  }
-
-  /** Where a workspace's document is kept: its file (written coalesced), or memory. */
-  #place(data: WorkspaceData, file: string | null): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> } {
-    if (!file) return { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) };
-    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.#texts));
-    return { db: new Low<WorkspaceData>(adapter, data), reload: () => readWorkspaceFile(file), close: () => adapter.close() };
-  }
-
-  #make(data: WorkspaceData, file: string | null, folder: string): Workspace {
-    const { db, reload, close } = this.#place(data, file);
-    return new Workspace(db, this.#seed, { blobs: this.blobs, folder, reload, close });
-  }
-
-  /**
-   * First use of a stored workspace: every record's blob is checked (a record whose bytes are
-   * gone is dropped, with a warning, rather than answering 200 and then a reset connection),
-   * and blobs in its folder that no record names are collected.
-   */
-  async #load(file: string, folder: string): Promise<Workspace> {
-    const data = readWorkspaceFile(file);
-    const wanted: string[] = [];
-    for (const s of data.sessions) for (const f of s.files) if (f.blob) wanted.push(f.blob);
-    const present = this.blobs.checkFolder(folder, wanted);
-    let dropped = 0;
-    for (const s of data.sessions) {
-      const kept = s.files.filter((f) => !f.blob || present.has(f.blob));
-      dropped += s.files.length - kept.length;
-      s.files = kept;
-    }
-    const ws = this.#make(data, file, folder);
-    if (dropped) {
-      this.#opts.warn?.(`workspace of ${data.principal}: ${dropped} file record(s) whose bytes were missing from ${folder} were dropped`);
-      await ws.save();
-    }
-    return ws;
   }
 
   /** Resets one workspace (or all) to the active scenario. */
@@ -249,7 +191,7 @@ export class Store {
   async switchScenario(ref: string, seed: number): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const loadedAt = this.#opts.clock.now();
-    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd));
+    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd, this.#schema));
     await this.#resetAll({ ref, scenario, seed, loadedAt });
   }
 
@@ -263,20 +205,8 @@ export class Store {
       await Promise.all(all.map((ws) => ws.detach()));
       const disk = this.#disk;
       if (disk) {
-        // A new, empty state directory, then meta.json pointing at it (the commit point), then
-        // the old one goes — a crash at any instant leaves the old state or the new, whole.
         const old = disk.dir.stateDir(disk.meta.state);
-        const meta: Meta = { ...disk.meta, state: DataDir.newState(), ...(next ? { scenario: next.ref, seed: next.seed, loaded_at: next.loadedAt } : {}) };
-        mkdirSync(join(disk.dir.stateDir(meta.state), 'workspaces'), { recursive: true });
-        this.blobs.setRoot(join(disk.dir.stateDir(meta.state), 'blobs'));
-        try {
-          disk.dir.writeMeta(meta);
-        } catch (e) {
-          this.blobs.setRoot(join(old, 'blobs'));
-          rmSync(disk.dir.stateDir(meta.state), { recursive: true, force: true });
-          throw e;
-        }
-        disk.meta = meta;
+        disk.meta = switchState(disk.dir, disk.meta, this.blobs, next && { scenario: next.ref, seed: next.seed, loaded_at: next.loadedAt });
         rmSync(old, { recursive: true, force: true });
       } else {
         for (const ws of all) this.blobs.removeFolder(ws.folder);

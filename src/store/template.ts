@@ -1,12 +1,12 @@
 /** The active scenario as the store holds it: loaded (or a one-line start-up error) and frozen. */
-import { loadScenario, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenario, type LoadedScenario, type ScenarioSchema } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
 import { StartupError } from './startup-error.js';
 import type { WorkspaceData } from './types.js';
 
-export function loadScenarioOrStop(ref: string, now: number, cwd?: string): LoadedScenario {
+export function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): LoadedScenario {
   try {
-    return loadScenario(ref, now, cwd);
+    return loadScenario(ref, now, cwd, schema);
   } catch (e) {
     // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
     throw new StartupError((e as Error).message, { cause: e });

@@ -1,273 +1,41 @@
 /**
- * One principal's data: a lowdb document plus in-memory indexes over it. Handlers use these
- * methods and never touch lowdb. Every mutating method is followed by `save()`, awaited before
- * the response leaves, so an acknowledged write is on disk.
- *
- * Records (files, secrets, mailboxes, actions) are immutable values: deep-frozen, and changed by
- * replacing them through the methods below. That is what lets the store keep each record's JSON
- * text between writes and share the scenario's records between workspaces; assigning to a
- * record's field throws a TypeError instead of silently going unsaved.
- *
- * A new principal's workspace starts as a view (copy-on-write): it reads the scenario's shared
- * workspace (one per store, indexes built once) until its first write, which copies the lists —
- * never the records — into a document of its own. Until then it costs a small object and no disk.
+ * One principal's data as handlers see it: sessions and their files, mailboxes and secrets, read
+ * through in-memory indexes and changed only through these methods, never through lowdb. Every
+ * mutating method is followed by `save()` (workspace-document.ts), awaited before the response
+ * leaves, so an acknowledged write is on disk. A record is replaced, never changed in place.
  */
-import { createHash } from 'node:crypto';
-import { Low, Memory } from 'lowdb';
-import type { BlobStore } from './blobs.js';
 import { SessionFileIndex, type FilePage } from './file-index.js';
-import { asStorageError } from './storage-error.js';
 import { deepFreeze } from './json-text.js';
-import { documentFrom } from './template.js';
-import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
+import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession } from './types.js';
+import { secretKey, WorkspaceDocument } from './workspace-document.js';
 
-export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
+export type { IdPrefix, ViewOf, WorkspacePlace } from './workspace-document.js';
 
-const secretKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
-
-export interface WorkspacePlace {
-  blobs: BlobStore;
-  /** The workspace's blob folder (named like its file). */
-  folder: string;
-  /** What the disk holds now, to roll back to after a failed write; null in memory. */
-  reload?: () => WorkspaceData;
-  /** Lets go of the file: the writes already asked for are finished, no later one is made. */
-  close?: () => Promise<void>;
-}
-
-/** What a view needs: the shared workspace it reads, and how to get a document of its own on first write. */
-export interface ViewOf {
-  base: Workspace;
-  principal: string;
-  /** The view's own document (and where it is kept) from now on. */
-  open(data: WorkspaceData): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> };
-}
-
-export class Workspace {
-  #db: Low<WorkspaceData>;
-  #view: ViewOf | null = null;
-  /** The view this workspace was until its first write, until that write is on disk. */
-  #wasView: ViewOf | null = null;
-  /** Derived values live with the shared workspace when there is one: its records are shared too. */
-  #memoOwner: Workspace = this;
-  readonly #seed: number;
-  #place: WorkspacePlace;
-  #detached = false;
-  #saving = 0;
-  readonly #commits = new Set<Promise<unknown>>();
-  #rolledBack: unknown = null;
-  // Set by reindex(), or shared with the base by a view.
-  #sessions!: Map<string, { session: StoredSession; files: SessionFileIndex }>;
-  #secrets!: Map<string, StoredSecret>;
-  #mailboxes!: Map<string, StoredMailbox>;
-  readonly #derived = new WeakMap<(record: any) => unknown, WeakMap<object, unknown>>();
-
-  /** A workspace over its own document, or (given a ViewOf) a copy-on-write view of a shared one. */
-  constructor(source: Low<WorkspaceData> | ViewOf, seed: number, place: WorkspacePlace) {
-    this.#seed = seed;
-    this.#place = place;
-    if ('base' in source) {
-      this.#db = source.base.#db;
-      this.#becomeView(source);
-    } else {
-      this.#db = source;
-      this.reindex();
-    }
-  }
-
-  /** Reads go to the base's document and indexes, which no one writes through a view. */
-  #becomeView(view: ViewOf): void {
-    const base = view.base;
-    this.#view = view;
-    this.#memoOwner = base.#memoOwner;
-    this.#db = base.#db;
-    this.#sessions = base.#sessions;
-    this.#secrets = base.#secrets;
-    this.#mailboxes = base.#mailboxes;
-  }
-
-  /** True once the workspace has a document of its own (it was written to, or loaded). */
-  get materialized(): boolean {
-    return this.#view === null;
-  }
-
-  /** Writes or blob commits under way: such a workspace is never let go of. */
-  get busy(): boolean {
-    return this.#saving > 0 || this.#commits.size > 0;
-  }
-
-  /** The first write of a view: copy the lists (records are shared, frozen values) and index them. */
-  #own(): void {
-    const view = this.#view;
-    if (!view) return;
-    const data = documentFrom(view.base.data, view.principal);
-    this.#view = null;
-    this.#wasView = view;
-    this.#memoOwner = this;
-    // Reset away already: nothing of it may reach the disk, so its document stays in memory.
-    const opened = this.#detached ? { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) } : view.open(data);
-    this.#db = opened.db;
-    this.#place = { ...this.#place, reload: opened.reload, close: opened.close };
-    this.reindex();
-  }
-
-  get folder(): string {
-    return this.#place.folder;
-  }
-
-  /** True once a reset replaced this workspace: it never writes again. */
-  get detached(): boolean {
-    return this.#detached;
-  }
-
-  /**
-   * Detaches the workspace (a reset replaces it): no write is asked for from now on, and the
-   * promise settles once the writes already asked for and the blob commits under way have
-   * finished, so the reset that follows removes the file and the blobs for good.
-   */
-  async detach(): Promise<void> {
-    this.#detached = true;
-    await this.#place.close?.();
-    await Promise.allSettled([...this.#commits]);
-  }
-
-  /** The document; a view answers with the shared lists, which must not be changed through it. */
-  get data(): WorkspaceData {
-    return this.#view ? { ...this.#view.base.data, principal: this.#view.principal } : this.#db.data;
-  }
-
-  get principal(): string {
-    return this.#view ? this.#view.principal : this.#db.data.principal;
-  }
-
-  /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
-  reindex(): void {
-    const data = this.#db.data;
-    for (const s of data.sessions) {
-      deepFreeze(s.actions);
-      for (const f of s.files) deepFreeze(f);
-    }
-    for (const m of data.mailboxes) deepFreeze(m);
-    for (const s of data.secrets) deepFreeze(s);
-    this.#sessions = new Map(data.sessions.map((s) => [s.id, { session: s, files: new SessionFileIndex(s.files) }]));
-    // Should a document hold a name twice in a namespace, the first one is the secret.
-    this.#secrets = new Map();
-    for (const s of data.secrets) if (!this.#secrets.has(secretKey(s.namespace, s.name))) this.#secrets.set(secretKey(s.namespace, s.name), s);
-    this.#mailboxes = new Map(data.mailboxes.map((m) => [m.id, m]));
-  }
-
-  replace(data: WorkspaceData): void {
-    this.#own();
-    this.#db.data = data;
-    this.reindex();
-  }
-
-  /**
-   * Writes the document. A write the disk refused rolls the document back to what the disk
-   * holds (every change since the last good write, all of whose callers are told so), so what
-   * was not acknowledged is never written by a later save; a full disk answers 507.
-   */
-  async save(): Promise<void> {
-    // A view has nothing of its own to save: the scenario it shows is where it came from.
-    if (this.#detached || this.#view) return;
-    this.#saving++;
-    try {
-      await this.#db.write();
-      this.#wasView = null;
-    } catch (e) {
-      if (this.#rolledBack !== e && this.#place.reload) {
-        this.#rolledBack = e;
-        try {
-          this.replace(this.#place.reload());
-        } catch {
-          // Nothing on disk yet (a view's first write): back to the view, the change not kept.
-          if (this.#wasView) this.#becomeView(this.#wasView);
-        }
-      }
-      throw asStorageError(e);
-    } finally {
-      this.#saving--;
-    }
-  }
-
-  /** Commits an uploaded temporary blob into this workspace's folder; returns its name. */
-  async commitBlob(temp: string): Promise<string> {
-    const { blobs, folder } = this.#place;
-    if (this.#detached) {
-      // Reset away already: the upload counts as made before the reset, its bytes gone with it.
-      await blobs.discard(temp);
-      return `${folder}/detached`;
-    }
-    const p = blobs.commit(temp, folder);
-    this.#commits.add(p);
-    try {
-      return await p;
-    } catch (e) {
-      throw asStorageError(e);
-    } finally {
-      this.#commits.delete(p);
-    }
-  }
-
-  /** Whether a record of this workspace names the blob. */
-  references(blob: string): boolean {
-    for (const s of this.#db.data.sessions) for (const f of s.files) if (f.blob === blob) return true;
-    return false;
-  }
-
-  /**
-   * `derive(record)`, computed once per record: records never change, so neither does anything
-   * derived from one alone (the API view of a file, for instance).
-   */
-  derived<R extends object, T>(record: R, derive: (record: R) => T): T {
-    const derivedBy = this.#memoOwner.#derived;
-    let memo = derivedBy.get(derive);
-    if (!memo) derivedBy.set(derive, (memo = new WeakMap()));
-    let value = memo.get(record) as T | undefined;
-    if (value === undefined) {
-      value = derive(record);
-      memo.set(record, value);
-    }
-    return value;
-  }
-
-  /**
-   * A new id: readable prefix + 16 hex digits from a generator seeded by --seed, keyed by the
-   * principal and a persisted position, so ids never repeat in a workspace (even after a
-   * restart), differ between principals, and a fresh run with the same seed repeats them.
-   * (CONTRACT §8 says 24 hex digits; the recorded answers of the real service show 16.)
-   */
-  newId(prefix: IdPrefix): string {
-    this.#own();
-    const position = this.#db.data.next_id++;
-    const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
-    return `${prefix}_${digest.slice(0, 16)}`;
-  }
-
+export class Workspace extends WorkspaceDocument {
   // sessions and files
 
   session(id: string): StoredSession | undefined {
-    return this.#sessions.get(id)?.session;
+    return this.sessionIndex.get(id)?.session;
   }
 
   addSession(session: StoredSession): void {
-    this.#own();
+    this.own();
     deepFreeze(session.actions);
     for (const f of session.files) deepFreeze(f);
-    this.#db.data.sessions.push(session);
-    this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
+    this.db.data.sessions.push(session);
+    this.sessionIndex.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }
 
   /** By id: a session read from a view is the base's object, the same session once copied. */
   #files(session: StoredSession): SessionFileIndex {
-    const entry = this.#sessions.get(session.id);
+    const entry = this.sessionIndex.get(session.id);
     if (!entry) throw new Error(`session ${session.id} is not in this workspace`);
     return entry.files;
   }
 
   /** Inserts a file at its place in the listing order (binary search, no re-sort). */
   addFile(session: StoredSession, file: StoredFile): void {
-    this.#own();
+    this.own();
     this.#files(session).add(deepFreeze(file));
   }
 
@@ -276,7 +44,7 @@ export class Workspace {
   }
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
-    this.#own();
+    this.own();
     return this.#files(session).remove(fileId);
   }
 
@@ -288,85 +56,85 @@ export class Workspace {
   // mailboxes
 
   mailboxes(): readonly StoredMailbox[] {
-    return this.#db.data.mailboxes;
+    return this.db.data.mailboxes;
   }
 
   mailbox(id: string): StoredMailbox | undefined {
-    return this.#mailboxes.get(id);
+    return this.mailboxIndex.get(id);
   }
 
   addMailbox(mailbox: StoredMailbox): StoredMailbox {
-    this.#own();
+    this.own();
     deepFreeze(mailbox);
-    this.#db.data.mailboxes.push(mailbox);
-    this.#mailboxes.set(mailbox.id, mailbox);
+    this.db.data.mailboxes.push(mailbox);
+    this.mailboxIndex.set(mailbox.id, mailbox);
     return mailbox;
   }
 
   /** Replaces a mailbox with a changed copy; returns the new record. */
   updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
-    this.#own();
-    const list = this.#db.data.mailboxes;
+    this.own();
+    const list = this.db.data.mailboxes;
     const i = list.indexOf(mailbox);
     if (i < 0) throw new Error(`mailbox ${mailbox.id} is not in this workspace`);
     const next = deepFreeze({ ...mailbox, ...changes });
     list[i] = next;
-    this.#mailboxes.set(next.id, next);
+    this.mailboxIndex.set(next.id, next);
     return next;
   }
 
   removeMailbox(id: string): boolean {
-    if (!this.#mailboxes.has(id)) return false;
-    this.#own();
-    const m = this.#mailboxes.get(id)!;
-    const list = this.#db.data.mailboxes;
+    if (!this.mailboxIndex.has(id)) return false;
+    this.own();
+    const m = this.mailboxIndex.get(id)!;
+    const list = this.db.data.mailboxes;
     list.splice(list.indexOf(m), 1);
-    this.#mailboxes.delete(id);
+    this.mailboxIndex.delete(id);
     return true;
   }
 
   // secrets
 
   secrets(): readonly StoredSecret[] {
-    return this.#db.data.secrets;
+    return this.db.data.secrets;
   }
 
   secret(namespace: string, name: string): StoredSecret | undefined {
-    return this.#secrets.get(secretKey(namespace, name));
+    return this.secretIndex.get(secretKey(namespace, name));
   }
 
   addSecret(secret: StoredSecret): StoredSecret {
-    this.#own();
+    this.own();
     deepFreeze(secret);
-    this.#db.data.secrets.push(secret);
-    this.#secrets.set(secretKey(secret.namespace, secret.name), secret);
+    this.db.data.secrets.push(secret);
+    this.secretIndex.set(secretKey(secret.namespace, secret.name), secret);
     return secret;
   }
 
   /** Replaces a secret with a changed copy (same id, namespace and name); returns the new record. */
   updateSecret(secret: StoredSecret, changes: Partial<Pick<StoredSecret, 'value' | 'key_hint' | 'last_used_at'>>): StoredSecret {
-    this.#own();
-    const list = this.#db.data.secrets;
+    this.own();
+    const list = this.db.data.secrets;
     const i = list.indexOf(secret);
     if (i < 0) throw new Error(`secret ${secret.id} is not in this workspace`);
     const next = deepFreeze({ ...secret, ...changes });
     list[i] = next;
-    this.#secrets.set(secretKey(next.namespace, next.name), next);
+    this.secretIndex.set(secretKey(next.namespace, next.name), next);
     return next;
   }
 
   removeSecret(id: string): boolean {
-    if (!this.#db.data.secrets.some((s) => s.id === id)) return false;
-    this.#own();
-    const list = this.#db.data.secrets;
+    if (!this.db.data.secrets.some((s) => s.id === id)) return false;
+    this.own();
+    const list = this.db.data.secrets;
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;
     const [s] = list.splice(i, 1);
     const key = secretKey(s.namespace, s.name);
-    if (this.#secrets.get(key) === s) {
+    if (this.secretIndex.get(key) === s) {
       const next = list.find((x) => secretKey(x.namespace, x.name) === key);
-      if (next) this.#secrets.set(key, next);
-      else this.#secrets.delete(key);
+      if (next) this.secretIndex.set(key, next);
+      else this.secretIndex.delete(key);
     }
     return true;
   }
@@ -374,7 +142,7 @@ export class Workspace {
   /** Blob names this workspace refers to. */
   blobNames(): string[] {
     const names: string[] = [];
-    for (const s of this.#db.data.sessions) for (const f of s.files) if (f.blob) names.push(f.blob);
+    for (const s of this.db.data.sessions) for (const f of s.files) if (f.blob) names.push(f.blob);
     return names;
   }
 }

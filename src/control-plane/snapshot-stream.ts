@@ -2,8 +2,8 @@
  * Workspace snapshots with file bytes, a chunk at a time. A snapshot holding a 100 MiB upload is
  * 140 MB of JSON: built as one string (base64, JSON.stringify, UTF-8) it blocked the event loop
  * for seconds and every other request with it, and decoded in one piece it did again. Here the
- * export streams each upload's base64 from its blob, and the import decodes base64 in slices,
- * yielding between them, into the blob store's (hashing) writer.
+ * export streams each upload's base64 from its blob; the import decodes it in slices
+ * (primitives/base64-stream.ts) into the blob store's (hashing) writer.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -53,23 +53,4 @@ async function writeBase64(res: ServerResponse, bytes: Readable): Promise<void> 
     carry = all.subarray(whole);
   }
   await write(res, `${carry.toString('base64')}"`);
-}
-
-/** Base64 text decoded slice by slice (4 MiB of text each), yielding to other requests in between. */
-export function base64Stream(text: string): Readable {
-  const SLICE = 4 * 1024 * 1024;
-  // Node skips whitespace and other non-alphabet characters, which would misalign the slices:
-  // such text (rare: our export never writes it) is decoded in one piece.
-  async function* slices() {
-    for (let at = 0; at < text.length; at += SLICE) {
-      const slice = text.slice(at, at + SLICE);
-      if (/[^A-Za-z0-9+/_=-]/.test(slice)) {
-        yield Buffer.from(text, 'base64');
-        return;
-      }
-      yield Buffer.from(slice, 'base64');
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-  return Readable.from(slices());
 }

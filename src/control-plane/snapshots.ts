@@ -3,7 +3,7 @@
  * what the service hides (mailbox connection state, secret values). Export is a full snapshot;
  * import replaces a workspace with one.
  */
-import { keyHint } from '../operations/secret-rules.js';
+import { keyHint } from '../store/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
@@ -13,7 +13,7 @@ import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { base64Stream } from './snapshot-stream.js';
+import { base64Stream } from '../primitives/base64-stream.js';
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {

@@ -1,7 +1,7 @@
 /**
  * What a control-plane handler sees: the validated input (express-openapi-validator checked it
  * against control-plane.openapi.json), the raw request and response, and the mock's state.
- * One handler per operationId of that document; the dispatcher (control-plane.ts) routes to it.
+ * One handler per operationId of that document; the dispatcher (dispatch.ts) routes to it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -9,7 +9,7 @@ import type { Operation } from '../openapi.js';
 import type { OperationInput } from '../operations/types.js';
 import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../primitives/clock.js';
 import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
 import type { Journal } from './journal.js';

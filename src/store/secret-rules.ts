@@ -1,3 +1,4 @@
+/** The rule a stored secret's key_hint follows, shared by the secrets handlers, scenarios and snapshots. */
 import { pyLen } from '../python/values.js';
 
 /**

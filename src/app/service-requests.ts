@@ -1,0 +1,63 @@
+/**
+ * The Express middleware that hands each request to the service pipeline and, once it is
+ * answered (or cut off), writes its log line, its journal entry and its coverage count.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Coverage } from '../control-plane/coverage.js';
+import { REDACTED, redactQuery, type Journal } from '../control-plane/journal.js';
+import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
+import type { Operation } from '../openapi.js';
+import { handleServiceRequest, type PipelineDeps, type RequestFacts } from '../pipeline/service-request.js';
+import type { Clock } from '../primitives/clock.js';
+import { parseQuery } from '../python/url.js';
+
+export interface ServiceRequestsDeps {
+  clock: Clock;
+  logger: Logger;
+  operations: Operation[];
+  journal: Journal;
+  coverage: Coverage;
+  deps: PipelineDeps;
+}
+
+export function serviceRequests({ clock, logger, operations, journal, coverage, deps }: ServiceRequestsDeps) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const startedAt = clock.now();
+    const facts: RequestFacts = {};
+    let done = false;
+    const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
+    // Service requests, and every request the service would not know (a typo'd URL, a 307):
+    // those leave a trace too, with operationId null. The mock's own pages and the control
+    // plane never do (CONTRACT §7).
+    const record = () => {
+      if (done || (!facts.service && (isMockOwnPath(path) || res.locals.mockOwnPage))) return;
+      done = true;
+      // 0: the client got no answer (a dropped fault, or a connection cut before one was sent).
+      const status = facts.dropped || !res.headersSent ? 0 : res.statusCode;
+      const duration_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3;
+      const operationId = facts.operationId ?? null;
+      const principal = facts.principal ?? null;
+      const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
+      const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
+      // The log line shows the URL with the journal's redactions (a password in /token's query).
+      const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
+      logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
+      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      if (operationId) coverage.record(operationId, status);
+    };
+    // Listening from the start: a request cut off while its handler still waits for the body
+    // (a client gone, a shutdown) is recorded when its connection closes.
+    res.once('finish', record);
+    res.once('close', record);
+    try {
+      const handled = await handleServiceRequest(req, res, deps, facts);
+      if (!handled) return next();
+    } catch (e) {
+      return next(e);
+    } finally {
+      if (facts.dropped) record();
+    }
+  };
+}

@@ -1,0 +1,30 @@
+/** What a Store is opened with, and what it keeps of a data directory it opened. */
+import type { Clock } from '../primitives/clock.js';
+import type { DataDir, Meta } from './data-dir.js';
+import type { DataDirLock } from './data-dir-lock.js';
+
+export interface StoreOptions {
+  /** Absolute path of the data directory; ignored when inMemory. */
+  dataDir?: string;
+  inMemory: boolean;
+  scenario: string;
+  seed: number;
+  resetData?: boolean;
+  clock: Clock;
+  cwd?: string;
+  /** Workspaces kept in memory beyond those in use (least recently used go first). */
+  workspacesInMemory?: number;
+  /** One line for the operator (a record whose bytes were missing, a lock being waited for). */
+  warn?: (line: string) => void;
+  /**
+   * A young-generation collection every 8 MiB of an upload (store/blobs.ts), which keeps peak
+   * memory down but sets V8's --expose-gc for the whole process: the CLI's choice, off by default.
+   */
+  gcDuringUploads?: boolean;
+}
+
+export interface OnDisk {
+  dir: DataDir;
+  meta: Meta;
+  lock: DataDirLock;
+}
