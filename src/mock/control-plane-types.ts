@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../openapi.js';
-import type { OperationInput } from '../operations/types.js';
+import type { UploadedPart } from '../http/body.js';
 import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
@@ -40,4 +40,13 @@ export interface ControlContext {
   document: Record<string, any>;
 }
 
-export type ControlHandler = (input: OperationInput, ctx: ControlContext) => Promise<void> | void;
+/** Untyped until the control plane's handlers take their generated types too. */
+interface ControlInput {
+  path: Record<string, any>;
+  query: Record<string, any>;
+  headers: Record<string, any>;
+  body: any;
+  upload?: UploadedPart;
+}
+
+export type ControlHandler = (input: ControlInput, ctx: ControlContext) => Promise<void> | void;
