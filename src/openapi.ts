@@ -6,12 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
-export const OPERATION_IDS = [
-  'createToken', 'listSessionFiles', 'uploadSessionFile', 'downloadSessionFile', 'deleteSessionFile',
-  'getSessionScript', 'listMailboxes', 'getMailbox', 'updateMailbox', 'syncMailboxes', 'deleteMailbox',
-  'storeSecret', 'listSecrets', 'getSecret', 'deleteSecret',
-] as const;
-export type OperationId = (typeof OPERATION_IDS)[number];
+// Generated from openapi.json (`npm run generate`), never listed by hand.
+export { OPERATION_IDS, type OperationId } from './generated/service-api.js';
+import type { OperationId } from './generated/service-api.js';
 
 /** A schema of the document with its `$ref`s and null branch resolved: what a string is parsed as. */
 export type Schema = Record<string, any>;

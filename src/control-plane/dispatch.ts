@@ -21,7 +21,7 @@ import { holdAnswerForCheck, type AnswerCheck } from '../validation/response-cap
 import { validateInput } from '../validation/input.js';
 import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './runtime-handlers.js';
-import type { ControlHandler, ControlPlaneDeps } from './handler-types.js';
+import { controlHandlerFor, type ControlHandlerMap, type ControlPlaneDeps } from './handler-types.js';
 import { workspaceHandlers } from './workspace-handlers.js';
 import { inspectorHandlers } from './ui-api.js';
 
@@ -39,7 +39,8 @@ export const MAX_IMPORT_BODY = 256 * 1024 * 1024;
 /** Every other control-plane JSON body: as the service's. */
 export const MAX_CONTROL_BODY = 1024 * 1024;
 
-const handlers: Record<string, ControlHandler> = { ...runtimeHandlers, ...workspaceHandlers, ...inspectorHandlers };
+/** One handler per operationId of control-plane.openapi.json, by concern: a missing one fails to compile. */
+const handlers: ControlHandlerMap = { ...runtimeHandlers, ...workspaceHandlers, ...inspectorHandlers };
 
 export interface ControlPlane {
   (req: Request, res: Response, next: NextFunction): Promise<void>;
@@ -70,7 +71,7 @@ async function answerChecker(document: Record<string, any>): Promise<(op: Operat
 export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
   const document = readControlPlaneDocument();
   const operations = buildOperations(document) as Operation[];
-  const missing = operations.filter((op) => !handlers[op.id]).map((op) => op.id);
+  const missing = operations.filter((op) => !(op.id in handlers)).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);
   const validator = createOpenApiValidator(document);
   const responses = deps.validateResponses ? answerChecker(document) : undefined;
@@ -103,7 +104,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
         body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson, parseJson: parseControlJson });
       }
       const input = await validateInput(validator, document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
-      await handlers[op.id](input, { deps, req, res, document });
+      await controlHandlerFor(handlers, op.id)(input, { deps, req, res, document });
       committed = true;
     } catch (e) {
       if (e instanceof HttpError) return sendError(res, e);

@@ -1,12 +1,13 @@
 /**
  * What a control-plane handler sees: the validated input (express-openapi-validator checked it
  * against control-plane.openapi.json), the raw request and response, and the mock's state.
- * One handler per operationId of that document; the dispatcher (dispatch.ts) routes to it.
+ * One handler per operationId of that document, typed from it; the dispatcher (dispatch.ts) routes to it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Operation } from '../openapi.js';
-import type { OperationInput } from '../operations/types.js';
+import type { OperationId as ControlOperationId, Operations as ControlOperations } from '../generated/control-plane-api.js';
+import type { InputOf, ValidatedInput } from '../operations/types.js';
 import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../primitives/clock.js';
@@ -37,12 +38,36 @@ export interface ControlPlaneDeps {
   logger?: Logger;
 }
 
-export interface ControlContext {
+/** What a handler for `Id` sees beside its input; `operationId` ties `json()`'s answer to Id's responses. */
+export interface ControlContext<Id extends ControlOperationId = ControlOperationId> {
   deps: ControlPlaneDeps;
   req: IncomingMessage;
   res: ServerResponse;
   /** control-plane.openapi.json as loaded. */
-  document: Record<string, any>;
+  document: Record<string, unknown>;
+  operationId: Id;
 }
 
-export type ControlHandler = (input: OperationInput, ctx: ControlContext) => Promise<void> | void;
+/** One operation's input, as src/generated/control-plane-api.ts derives it from control-plane.openapi.json. */
+export type ControlInput<Id extends ControlOperationId> = InputOf<ControlOperations[Id]>;
+
+/** A control-plane handler writes its answer itself (a snapshot export streams). */
+export type ControlHandler<Id extends ControlOperationId> = (input: ControlInput<Id>, ctx: ControlContext<Id>) => Promise<void> | void;
+
+/** One handler per operationId of control-plane.openapi.json: a missing one fails to compile. */
+export type ControlHandlerMap = { [Id in ControlOperationId]: ControlHandler<Id> };
+
+/** The statuses documented for Id. */
+export type ControlStatus<Id extends ControlOperationId> = Extract<keyof ControlOperations[Id]['responses'], number>;
+
+/** The JSON body documented for Id's answer with status S. */
+export type ControlJson<Id extends ControlOperationId, S extends ControlStatus<Id>> = ControlOperations[Id]['responses'][S] extends { 'application/json': infer J } ? J : never;
+
+/**
+ * The handler for a routed operation, as the dispatcher calls it: where the validated (untyped)
+ * input meets the generated types; validateInput checked it against the same document.
+ */
+export function controlHandlerFor(handlers: ControlHandlerMap, id: string) {
+  const handler = handlers[id as ControlOperationId] as unknown as (input: ValidatedInput, ctx: ControlContext) => Promise<void> | void;
+  return (input: ValidatedInput, ctx: Omit<ControlContext, 'operationId'>) => handler(input, { ...ctx, operationId: id as ControlOperationId });
+}

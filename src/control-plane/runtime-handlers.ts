@@ -9,9 +9,12 @@ import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-routes.js';
-import type { ControlContext, ControlHandler } from './handler-types.js';
+import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
+import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
-export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
+/** Writes the JSON answer documented for the handler's operation and status (a mismatch fails to compile). */
+export const json = <Id extends ControlOperationId, S extends ControlStatus<Id>>({ res }: ControlContext<Id>, status: S, value: ControlJson<Id, S>) =>
+  sendJsonText(res, status, JSON.stringify(value));
 export const noContent = ({ res }: ControlContext) => {
   res.writeHead(204);
   res.end();
@@ -20,7 +23,7 @@ export const unprocessable = (detail: string) => new HttpError(422, detail);
 
 const clockState = ({ deps }: ControlContext) => ({ now: isoTime(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds * 1000) / 1000, frozen: deps.clock.frozen });
 
-export const runtimeHandlers: Record<string, ControlHandler> = {
+export const runtimeHandlers = {
   getControlPlaneDocument: (_input, ctx) => json(ctx, 200, ctx.document),
 
   async resetWorkspaces({ query }, ctx) {
@@ -56,7 +59,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
 
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
-    const pick = (k: string) => q[k] ?? undefined;
+    const pick = <K extends keyof typeof q>(k: K) => q[k] ?? undefined;
     const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
     json(ctx, 200, { items });
   },
@@ -137,4 +140,4 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
     }
     json(ctx, 200, ctx.deps.coverage.report());
   },
-};
+} satisfies Partial<ControlHandlerMap>;

@@ -22,7 +22,7 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
   for (const s of d.sessions) {
     const files = [];
     for (const f of s.files) {
-      const view: Record<string, unknown> = fileView(f);
+      const view: ReturnType<typeof fileView> & { content_base64?: string } = fileView(f);
       if (blobs && f.blob) view.content_base64 = (await blobs.readAll(f.blob)).toString('base64');
       files.push(view);
     }

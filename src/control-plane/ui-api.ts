@@ -9,14 +9,14 @@ import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { fileView, isExpired } from '../operations/session-files.js';
 import { isoTime } from '../primitives/clock.js';
-import type { ControlHandler } from './handler-types.js';
+import type { ControlHandlerMap } from './handler-types.js';
 import { json } from './runtime-handlers.js';
 
 /** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
 export const MAX_FILES_PAGE = 1000;
 
 /** The inspector's read-only operations, routed by operationId like the rest of the control plane. */
-export const inspectorHandlers: Record<string, ControlHandler> = {
+export const inspectorHandlers = {
   async workspaceOverview({ path }, ctx) {
     const ws = await ctx.deps.store.workspace(String(path.principal));
     const now = ctx.deps.clock.now();
@@ -45,4 +45,4 @@ export const inspectorHandlers: Record<string, ControlHandler> = {
     const items = session.files.slice(offset, offset + limit).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
     json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });
   },
-};
+} satisfies Partial<ControlHandlerMap>;

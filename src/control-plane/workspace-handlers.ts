@@ -7,11 +7,12 @@ import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
 import { sendSnapshot } from './snapshot-stream.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { fileView, storeUploadedFile } from '../operations/session-files.js';
-import type { ControlHandler } from './handler-types.js';
+import type { Action } from '../store/types.js';
+import type { ControlHandlerMap } from './handler-types.js';
 import { json, noContent, unprocessable } from './runtime-handlers.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
 
-export const workspaceHandlers: Record<string, ControlHandler> = {
+export const workspaceHandlers = {
   async listWorkspaces(_input, ctx) {
     const items = [];
     for (const p of ctx.deps.store.principals().sort()) items.push(workspaceCounts(await ctx.deps.store.workspace(p)));
@@ -38,10 +39,11 @@ export const workspaceHandlers: Record<string, ControlHandler> = {
     const ws = await ctx.deps.store.workspace(String(path.principal));
     const id = b.id ?? ws.newId('sess');
     if (ws.session(id)) throw new HttpError(409, `Session ${id} exists`);
-    if ((b.actions ?? []).some((a: any) => typeof a.type !== 'string')) throw unprocessable('every action needs a string "type"');
-    ws.addSession({ id, actions: b.actions ?? [], files: [] });
+    const actions = b.actions ?? [];
+    if (!actions.every((a): a is Action => typeof a.type === 'string')) throw unprocessable('every action needs a string "type"');
+    ws.addSession({ id, actions, files: [] });
     await ws.save();
-    json(ctx, 201, { id, actions: b.actions ?? [] });
+    json(ctx, 201, { id, actions });
   },
 
   async connectMailbox({ path, body: b }, ctx) {
@@ -84,4 +86,4 @@ export const workspaceHandlers: Record<string, ControlHandler> = {
     const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
     json(ctx, 201, fileView(file));
   },
-};
+} satisfies Partial<ControlHandlerMap>;

@@ -30,11 +30,11 @@ function mailboxOr404(ws: Workspace, id: string): StoredMailbox {
   return m;
 }
 
-export const listMailboxes: Handler = async (_input, ctx) => ({ status: 200, json: { items: sorted(workspaceOf(ctx)).map(mailboxView) } });
+export const listMailboxes: Handler<'listMailboxes'> = async (_input, ctx) => ({ status: 200, json: { items: sorted(workspaceOf(ctx)).map(mailboxView) } });
 
-export const getMailbox: Handler = async ({ path }, ctx) => ({ status: 200, json: mailboxView(mailboxOr404(workspaceOf(ctx), path.mailbox_id)) });
+export const getMailbox: Handler<'getMailbox'> = async ({ path }, ctx) => ({ status: 200, json: mailboxView(mailboxOr404(workspaceOf(ctx), path.mailbox_id)) });
 
-export const updateMailbox: Handler = async ({ path, body }, ctx) => {
+export const updateMailbox: Handler<'updateMailbox'> = async ({ path, body }, ctx) => {
   const ws = workspaceOf(ctx);
   const m = ws.updateMailbox(mailboxOr404(ws, path.mailbox_id), {
     allow_all_senders: body.allow_all_senders,
@@ -50,7 +50,7 @@ export const updateMailbox: Handler = async ({ path, body }, ctx) => {
  * Re-checks the selected mailboxes (all when nothing selects): `healthy` becomes the state of
  * the provider connection, a hidden field scenarios and the control plane set.
  */
-export const syncMailboxes: Handler = async ({ body }, ctx) => {
+export const syncMailboxes: Handler<'syncMailboxes'> = async ({ body }, ctx) => {
   const ws = workspaceOf(ctx);
   const mailboxId: string | null = body?.mailbox_id ?? null;
   const provider: string | null = body?.provider ?? null;
@@ -63,7 +63,7 @@ export const syncMailboxes: Handler = async ({ body }, ctx) => {
   return { status: 200, json: { items: selected.map(mailboxView) } };
 };
 
-export const deleteMailbox: Handler = async ({ path }, ctx) => {
+export const deleteMailbox: Handler<'deleteMailbox'> = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   if (!ws.removeMailbox(path.mailbox_id)) throw notFound(DETAIL.mailboxNotFound);
   await ws.save();

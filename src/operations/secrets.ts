@@ -30,9 +30,9 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
-export const storeSecret: Handler = async ({ body }, ctx) => {
+export const storeSecret: Handler<'storeSecret'> = async ({ body }, ctx) => {
   const ws = workspaceOf(ctx);
-  const { name, value, namespace } = body as { name: string; value: string; namespace: StoredSecret['namespace'] };
+  const { name, value, namespace } = body;
   const existing = ws.secret(namespace, name);
   // Storing a name that exists in the namespace replaces the value and keeps id and created_at (chosen).
   const secret = existing
@@ -42,7 +42,7 @@ export const storeSecret: Handler = async ({ body }, ctx) => {
   return { status: 201, json: secretView(secret) };
 };
 
-export const listSecrets: Handler = async ({ query }, ctx) => {
+export const listSecrets: Handler<'listSecrets'> = async ({ query }, ctx) => {
   const ns: string | null = query.namespace ?? null;
   const items = workspaceOf(ctx)
     .secrets()
@@ -51,7 +51,7 @@ export const listSecrets: Handler = async ({ query }, ctx) => {
   return { status: 200, json: { items: items.map(secretView) } };
 };
 
-export const getSecret: Handler = async ({ path, query }, ctx) => {
+export const getSecret: Handler<'getSecret'> = async ({ path, query }, ctx) => {
   const ws = workspaceOf(ctx);
   const secret = ws.secret(query.namespace, path.name);
   if (!secret) throw notFound(DETAIL.secretNotFound);
@@ -60,7 +60,7 @@ export const getSecret: Handler = async ({ path, query }, ctx) => {
   return { status: 200, json: { value: secret.value } };
 };
 
-export const deleteSecret: Handler = async ({ path }, ctx) => {
+export const deleteSecret: Handler<'deleteSecret'> = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   if (!ws.removeSecret(path.secret_id)) throw notFound(DETAIL.secretNotFound);
   await ws.save();

@@ -4,7 +4,7 @@ import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
 import { clampInstant, isoTime } from '../primitives/clock.js';
 import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
-import type { FileSource, StoredFile, StoredSession } from '../store/types.js';
+import type { StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { UploadedPart } from '../http/body.js';
@@ -36,10 +36,10 @@ export const isExpired = (f: StoredFile, now: number) => f.expires_at <= now;
 /** A file's view, made once per record (records never change) and frozen, so its JSON text is kept too. */
 const listedFileView = (f: StoredFile) => deepFreeze(fileView(f));
 
-export const listSessionFiles: Handler = async ({ path, query }, ctx) => {
+export const listSessionFiles: Handler<'listSessionFiles'> = async ({ path, query }, ctx) => {
   const ws = workspaceOf(ctx);
   const session = sessionOr404(ws, path.session_id);
-  const { source, limit, offset } = query as { source: FileSource | null; limit: number; offset: number };
+  const { source, limit, offset } = query;
   // The workspace keeps the files indexed by source and expiry, so this costs the page, not the session.
   const page = ws.filePage(session, source, ctx.clock.now(), offset, limit);
   return { status: 200, json: { files: page.files.map((f) => ws.derived(f, listedFileView)), total: page.total, limit, offset } };
@@ -113,10 +113,9 @@ export async function storeUploadedFile(
   return file;
 }
 
-export const uploadSessionFile: Handler = async ({ path, upload }, ctx) => {
+export const uploadSessionFile: Handler<'uploadSessionFile'> = async ({ path, upload }, ctx) => {
   const ws = workspaceOf(ctx);
   const session = sessionOr404(ws, path.session_id);
-  if (!upload) throw new Error('uploadSessionFile called without an upload');
   const file = await storeUploadedFile(ws, session, upload, 'user_upload', { now: ctx.clock.now(), ttlMs: ctx.config.fileTtlMs, blobs: ctx.blobs });
   return { status: 201, json: fileView(file) };
 };
@@ -133,7 +132,7 @@ export function contentDisposition(filename: string): string {
   return quoted === filename ? `attachment; filename="${filename}"` : `attachment; filename*=utf-8''${quoted}`;
 }
 
-export const downloadSessionFile: Handler = async ({ path }, ctx) => {
+export const downloadSessionFile: Handler<'downloadSessionFile'> = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   const file = fileOr404(ws, sessionOr404(ws, path.session_id), path.file_id);
   if (isExpired(file, ctx.clock.now())) throw new HttpError(410, DETAIL.fileExpired);
@@ -147,7 +146,7 @@ export const downloadSessionFile: Handler = async ({ path }, ctx) => {
   return { status: 200, stream, headers };
 };
 
-export const deleteSessionFile: Handler = async ({ path }, ctx) => {
+export const deleteSessionFile: Handler<'deleteSessionFile'> = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   const session = sessionOr404(ws, path.session_id);
   const file = fileOr404(ws, session, path.file_id);

@@ -3,7 +3,7 @@ import { issueToken } from '../auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
 import type { Handler } from './types.js';
 
-export const createToken: Handler = async ({ body }, ctx) => {
+export const createToken: Handler<'createToken'> = async ({ body }, ctx) => {
   const password = ctx.auth.users.get(body.username);
   if (password === undefined || password !== body.password) throw new HttpError(400, DETAIL.badLogin);
   return { status: 200, json: { access_token: issueToken(body.username, ctx.auth.signingKey, ctx.clock.now(), ctx.config.tokenTtlMs), token_type: 'bearer' } };

@@ -6,19 +6,34 @@ import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth.js';
 import type { UploadedPart } from '../http/body.js';
 import type { Clock } from '../primitives/clock.js';
-import type { OperationId } from '../openapi.js';
+import type { OperationId, Operations } from '../generated/service-api.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { Workspace } from '../store/workspace.js';
 
-export interface OperationInput {
-  path: Record<string, any>;
-  query: Record<string, any>;
-  headers: Record<string, any>;
+/**
+ * What the validate stage hands over, before it is typed: validateInput checked it against the
+ * document (every declared parameter present, null when absent with no default).
+ */
+export interface ValidatedInput {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
   /** The validated JSON or form body; undefined when an optional body was absent. */
-  body: any;
-  /** The uploaded `file` part of a multipart operation. */
+  body: unknown;
+  /** The uploaded binary part of a multipart operation. */
   upload?: UploadedPart;
 }
+
+/** One operation's input, as src/generated/service-api.ts derives it from openapi.json. */
+export type OperationInput<Id extends OperationId> = InputOf<Operations[Id]>;
+
+/** The input of a generated operation type (shared with the control plane's document). */
+export type InputOf<Op extends { path: unknown; query: unknown; headers: unknown; body: unknown; upload: unknown }> = {
+  path: Op['path'];
+  query: Op['query'];
+  headers: Op['headers'];
+  body: Op['body'];
+} & ([Op['upload']] extends [never] ? { upload?: undefined } : { upload: UploadedPart });
 
 export interface OperationConfig {
   fileTtlMs: number;
@@ -37,6 +52,7 @@ export interface OperationContext {
   config: OperationConfig;
 }
 
+/** An answer as the send stage writes it. */
 export interface Reply {
   status: number;
   /** A JSON body (serialised compactly, as FastAPI does). */
@@ -46,10 +62,34 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (input: OperationInput, ctx: OperationContext) => Promise<Reply>;
+/** Handlers answer only with success; errors are thrown as HttpError. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;
 
-/** One handler per operationId: a missing one fails to compile. */
-export type HandlerMap = Record<OperationId, Handler>;
+/** The answer for one status: JSON, streamed bytes, or nothing, as the document's media types say. */
+// No content is `Record<string, never>`, whose keys are any string.
+type ReplyFor<S, Content> = string extends keyof Content
+  ? { status: S; headers?: Record<string, string> }
+  : Content extends { 'application/json': infer J }
+    ? { status: S; json: J; headers?: Record<string, string> }
+    : { status: S; stream: Readable; headers: Record<string, string> };
+
+/** What an operation may answer with, per documented success status (generated from openapi.json). */
+export type OperationReply<Id extends OperationId> = {
+  [S in Extract<keyof Operations[Id]['responses'], SuccessStatus>]: ReplyFor<S, Operations[Id]['responses'][S]>;
+}[Extract<keyof Operations[Id]['responses'], SuccessStatus>];
+
+export type Handler<Id extends OperationId> = (input: OperationInput<Id>, ctx: OperationContext) => Promise<OperationReply<Id>>;
+
+/** One handler per operationId of openapi.json, each typed for its own operation: a missing one fails to compile. */
+export type HandlerMap = { [Id in OperationId]: Handler<Id> };
+
+/**
+ * The handler for a routed operation, as the pipeline calls it. The one place the generated
+ * types meet the untyped request: validateInput checked the input against the same document.
+ */
+export function handlerFor(handlers: HandlerMap, id: OperationId): (input: ValidatedInput, ctx: OperationContext) => Promise<Reply> {
+  return handlers[id] as unknown as (input: ValidatedInput, ctx: OperationContext) => Promise<Reply>;
+}
 
 /** The caller's workspace, for operations that have a caller. */
 export function workspaceOf(ctx: OperationContext): Workspace {

@@ -3,7 +3,7 @@ import { DETAIL, notFound } from '../errors/http-error.js';
 import { exportSession } from '../workflow/export-session.js';
 import { workspaceOf, type Handler } from './types.js';
 
-export const getSessionScript: Handler = async ({ path, query }, ctx) => {
+export const getSessionScript: Handler<'getSessionScript'> = async ({ path, query }, ctx) => {
   const session = workspaceOf(ctx).session(path.session_id);
   if (!session) throw notFound(DETAIL.sessionNotFound);
   const json = exportSession(session.actions, { asWorkflow: query.as_workflow, inferResponseFormat: query.infer_response_format });

@@ -11,7 +11,7 @@ import { DETAIL, HttpError } from '../errors/http-error.js';
 import { readBody, type ParsedBody } from '../http/body.js';
 import type { Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
-import type { HandlerMap, OperationConfig, Reply } from '../operations/types.js';
+import { handlerFor, type HandlerMap, type OperationConfig, type Reply } from '../operations/types.js';
 import { pyDumps } from '../python/values.js';
 import { parseQuery } from '../python/url.js';
 import { matchRoute } from './router.js';
@@ -174,7 +174,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
       if (warning) res.setHeader('X-Mock-Warning', warning);
     }
     const workspace = principal ? await deps.store.workspace(principal) : null;
-    const reply = await deps.handlers[op.id](input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
+    const reply = await handlerFor(deps.handlers, op.id)(input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
     committed = true;
     send(res, op, reply, deps);
   } catch (e) {

@@ -10,7 +10,7 @@ import { validationError } from '../errors/http-error.js';
 import type { ParsedBody, UploadedPart } from '../http/body.js';
 import type { OpenApiDocument, Operation, Schema } from '../openapi.js';
 import { isPyDict, toPlain, type PyValue } from '../python/values.js';
-import type { OperationInput } from '../operations/types.js';
+import type { ValidatedInput } from '../operations/types.js';
 import type { OpenApiRequestValidator } from './eov.js';
 import { INVALID, laxJson, parseStringInput } from './lax.js';
 import { locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
@@ -27,9 +27,9 @@ const MEDIA = { json: 'application/json', form: 'application/x-www-form-urlencod
 /** Rounds of Pydantic's lax conversion (each converts every value eov rejected on type). */
 const MAX_LAX_ROUNDS = 8;
 
-export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDocument, op: Operation, raw: RawParams, body: ParsedBody): Promise<OperationInput> {
+export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDocument, op: Operation, raw: RawParams, body: ParsedBody): Promise<ValidatedInput> {
   const own: PydanticError[] = [];
-  const input: OperationInput = { path: {}, query: {}, headers: {}, body: undefined };
+  const input: ValidatedInput = { path: {}, query: {}, headers: {}, body: undefined };
   const sent = { path: {} as Record<string, unknown>, query: {} as Record<string, unknown>, header: {} as Record<string, unknown> };
   const forEov = { params: {} as Record<string, string>, query: {} as Record<string, unknown>, headers: {} as Record<string, string> };
   const params: ErrorContext['params'] = { path: new Map(), query: new Map(), header: new Map() };
