@@ -14,9 +14,9 @@ import { parseAllowedHosts } from './guards/allowed-hosts.js';
 import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
 import { DEFAULTS } from './options.js';
 import type { ServerOptions } from './server.js';
-import { parseDuration, parseSize } from './units.js';
+import { parseDuration, parseSize } from './primitives/units.js';
 
-export { parseDuration, parseSize } from './units.js';
+export { parseDuration, parseSize } from './primitives/units.js';
 
 export class UsageError extends Error {}
 

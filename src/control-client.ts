@@ -5,10 +5,10 @@
  * other: same methods, same units (seconds or ISO 8601, as the control plane takes them), same
  * errors (the control plane's status and detail).
  */
-import type { CoverageReport } from './mock/coverage.js';
-import type { Fault, FaultSpec } from './mock/faults.js';
-import type { JournalEntry, JournalFilter } from './mock/journal.js';
-import type { exportSnapshot } from './mock/snapshots.js';
+import type { CoverageReport } from './control-plane/coverage.js';
+import type { Fault, FaultSpec } from './control-plane/faults.js';
+import type { JournalEntry, JournalFilter } from './control-plane/journal.js';
+import type { exportSnapshot } from './control-plane/snapshots.js';
 import type { DriftRecord } from './proxy/drift.js';
 
 export type { DriftRecord };

@@ -14,11 +14,11 @@ export {
   type RequestsFilter,
   type WorkspaceSnapshot,
 } from './control-client.js';
-export type { Fault, FaultSpec } from './mock/faults.js';
-export type { JournalEntry } from './mock/journal.js';
-export type { CoverageReport } from './mock/coverage.js';
+export type { Fault, FaultSpec } from './control-plane/faults.js';
+export type { JournalEntry } from './control-plane/journal.js';
+export type { CoverageReport } from './control-plane/coverage.js';
 export type { MockOptions } from './options.js';
-export { Clock } from './mock/clock.js';
+export { Clock } from './primitives/clock.js';
 export { DETAIL } from './errors/http-error.js';
 export { MSG as PYDANTIC_MESSAGES } from './errors/catalogue.js';
 export { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';

@@ -1,6 +1,6 @@
 /** Options shared by createApp, startMockServer and the CLI, with their defaults. */
 import type { AuthMode } from './auth.js';
-import type { Clock } from './mock/clock.js';
+import type { Clock } from './primitives/clock.js';
 
 export interface MockOptions {
   /** Built-in scenario name or path to a scenario file. Default `default`. */

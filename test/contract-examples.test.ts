@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Clock } from '../src/mock/clock.js';
+import { Clock } from '../src/primitives/clock.js';
 import type { MockServer } from '../src/server.js';
 import { FIXTURES, rawRequest, testServer } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { DETAIL } from '../src/errors/http-error.js';
-import { Clock } from '../src/mock/clock.js';
+import { Clock } from '../src/primitives/clock.js';
 import { bearer, testApp } from './helpers.js';
 
 const AUTH = bearer('sk_test_mailboxes');

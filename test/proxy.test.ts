@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Clock } from '../src/mock/clock.js';
+import { Clock } from '../src/primitives/clock.js';
 import { RECORDED_API_KEY } from '../src/proxy/recorder.js';
 import type { MockServer } from '../src/server.js';
 import { testServer } from './helpers.js';

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { DETAIL } from '../src/errors/http-error.js';
-import { Clock } from '../src/mock/clock.js';
-import { keyHint } from '../src/operations/secret-rules.js';
+import { Clock } from '../src/primitives/clock.js';
+import { keyHint } from '../src/store/secret-rules.js';
 import { bearer, testApp } from './helpers.js';
 
 const AUTH = bearer('sk_test_secrets');

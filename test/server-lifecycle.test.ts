@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Clock } from '../src/mock/clock.js';
+import { Clock } from '../src/primitives/clock.js';
 import type { MockServer } from '../src/server.js';
 import { bearer, multipart, testServer } from './helpers.js';
 

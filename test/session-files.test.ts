@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { DETAIL } from '../src/errors/http-error.js';
-import { Clock } from '../src/mock/clock.js';
+import { Clock } from '../src/primitives/clock.js';
 import { bearer, multipart, testApp } from './helpers.js';
 
 const AUTH = bearer('sk_test_files');

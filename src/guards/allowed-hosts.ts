@@ -10,7 +10,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError } from '../errors/http-error.js';
-import { sendError } from '../pipeline.js';
+import { sendError } from '../http/reply.js';
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');

@@ -10,7 +10,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError } from '../errors/http-error.js';
-import { sendError } from '../pipeline.js';
+import { sendError } from '../http/reply.js';
 
 /** Whether a request URL is the control plane's (`/__mock`, `/__mock/…`, `/__mock?…`). */
 export function isControlPlanePath(url: string | undefined): boolean {

@@ -1,6 +1,6 @@
 /** Connected mailboxes: list, get, update sender rules, sync, delete (CONTRACT §1, §2). */
 import { DETAIL, notFound } from '../errors/http-error.js';
-import { isoTime } from '../mock/clock.js';
+import { isoTime } from '../primitives/clock.js';
 import type { StoredMailbox } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
 import { workspaceOf, type Handler } from './types.js';

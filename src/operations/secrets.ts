@@ -1,8 +1,8 @@
 /** Stored secrets: store, list, read by name, delete (CONTRACT §1, §2). */
 import { DETAIL, notFound } from '../errors/http-error.js';
-import { isoTime } from '../mock/clock.js';
+import { isoTime } from '../primitives/clock.js';
 import type { StoredSecret } from '../store/types.js';
-import { keyHint } from './secret-rules.js';
+import { keyHint } from '../store/secret-rules.js';
 import { workspaceOf, type Handler } from './types.js';
 
 /** The metadata of a secret: never its value. */

@@ -1,7 +1,7 @@
 /** Session files: list, upload, download, delete (CONTRACT §1, §2). */
 import mime from 'mime-types';
 import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
-import { clampInstant, isoTime } from '../mock/clock.js';
+import { clampInstant, isoTime } from '../primitives/clock.js';
 import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
 import type { FileSource, StoredFile, StoredSession } from '../store/types.js';

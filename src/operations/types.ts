@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth.js';
 import type { UploadedPart } from '../http/body.js';
-import type { Clock } from '../mock/clock.js';
+import type { Clock } from '../primitives/clock.js';
 import type { OperationId } from '../openapi.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { Workspace } from '../store/workspace.js';

@@ -8,7 +8,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Logger } from 'pino';
-import { isoTime, type Clock } from '../mock/clock.js';
+import { isoTime, type Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;

@@ -7,7 +7,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { isoTime, type Clock } from '../mock/clock.js';
+import { isoTime, type Clock } from '../primitives/clock.js';
 import type { ScenarioFile, ScenarioFileRecord } from '../scenarios/scenario.js';
 import { seededBytes, sha256Hex } from '../scenarios/seeded-content.js';
 

@@ -8,9 +8,9 @@ import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadabl
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { clampInstant } from '../mock/clock.js';
+import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../package-root.js';
-import { keyHint } from '../operations/secret-rules.js';
+import { keyHint } from '../store/secret-rules.js';
 import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';

@@ -19,7 +19,7 @@ import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import type { Clock } from '../mock/clock.js';
+import type { Clock } from '../primitives/clock.js';
 import { loadScenarioFromRequest, type LoadedScenario } from '../scenarios/scenario.js';
 import { BlobStore } from './blobs.js';
 import { DataDir, openDataDir, type Meta } from './data-dir.js';

@@ -8,7 +8,7 @@ import type { Operation } from '../openapi.js';
 import type { OperationInput } from '../operations/types.js';
 import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../primitives/clock.js';
 import type { Coverage } from './coverage.js';
 import type { Faults } from './faults.js';
 import type { Journal } from './journal.js';

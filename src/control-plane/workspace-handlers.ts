@@ -7,8 +7,8 @@ import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
 import { sendSnapshot } from './snapshot-stream.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { fileView, storeUploadedFile } from '../operations/session-files.js';
-import type { ControlHandler } from './control-plane-types.js';
-import { json, noContent, unprocessable } from './control-plane-runtime.js';
+import type { ControlHandler } from './handler-types.js';
+import { json, noContent, unprocessable } from './runtime-handlers.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
 
 export const workspaceHandlers: Record<string, ControlHandler> = {

@@ -4,12 +4,12 @@
  */
 import { HttpError } from '../errors/http-error.js';
 import { parseDuration } from '../cli-args.js';
-import { sendError, sendJsonText } from '../pipeline.js';
+import { sendError, sendJsonText } from '../http/reply.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
-import { ClockRangeError, isoTime } from './clock.js';
+import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-routes.js';
-import type { ControlContext, ControlHandler } from './control-plane-types.js';
+import type { ControlContext, ControlHandler } from './handler-types.js';
 
 export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
 export const noContent = ({ res }: ControlContext) => {

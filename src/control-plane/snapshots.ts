@@ -3,7 +3,7 @@
  * what the service hides (mailbox connection state, secret values). Export is a full snapshot;
  * import replaces a workspace with one.
  */
-import { keyHint } from '../operations/secret-rules.js';
+import { keyHint } from '../store/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';

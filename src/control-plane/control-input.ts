@@ -10,7 +10,7 @@ import type { PydanticError } from '../errors/catalogue.js';
 import { err } from '../errors/catalogue.js';
 import { decodeJsonBytes, JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
 import { fromPlain, type PyValue } from '../python/values.js';
-import { isRepresentable } from './clock.js';
+import { isRepresentable } from '../primitives/clock.js';
 
 type Loc = (string | number)[];
 

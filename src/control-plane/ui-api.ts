@@ -8,9 +8,9 @@ import { DETAIL, HttpError } from '../errors/http-error.js';
 import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { fileView, isExpired } from '../operations/session-files.js';
-import { isoTime } from './clock.js';
-import type { ControlHandler } from './control-plane-types.js';
-import { json } from './control-plane-runtime.js';
+import { isoTime } from '../primitives/clock.js';
+import type { ControlHandler } from './handler-types.js';
+import { json } from './runtime-handlers.js';
 
 /** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
 export const MAX_FILES_PAGE = 1000;

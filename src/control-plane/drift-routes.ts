@@ -9,7 +9,7 @@ import { validationError } from '../errors/http-error.js';
 import type { Operation } from '../openapi.js';
 import type { DriftLog, DriftRecord } from '../proxy/drift.js';
 import { parseQuery } from '../python/url.js';
-import { sendJsonText } from '../pipeline.js';
+import { sendJsonText } from '../http/reply.js';
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

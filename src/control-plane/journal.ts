@@ -5,7 +5,7 @@
  * and by bytes, and each body is kept as a small summary (see body-summary.ts), so no request,
  * however large or however many, can make it outgrow its budget.
  */
-import { isoTime } from './clock.js';
+import { isoTime } from '../primitives/clock.js';
 
 export interface JournalEntry {
   id: string;

@@ -6,25 +6,26 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
-import { authenticate, type AuthContext } from './auth.js';
-import { DETAIL, HttpError } from './errors/http-error.js';
-import { readBody, type ParsedBody } from './http/body.js';
-import type { Clock } from './mock/clock.js';
-import type { OpenApiDocument, Operation } from './openapi.js';
-import type { HandlerMap, OperationConfig, Reply } from './operations/types.js';
-import { pyDumps } from './python/values.js';
-import { parseQuery } from './python/url.js';
+import { authenticate, type AuthContext } from '../auth.js';
+import { DETAIL, HttpError } from '../errors/http-error.js';
+import { readBody, type ParsedBody } from '../http/body.js';
+import type { Clock } from '../primitives/clock.js';
+import type { OpenApiDocument, Operation } from '../openapi.js';
+import type { HandlerMap, OperationConfig, Reply } from '../operations/types.js';
+import { pyDumps } from '../python/values.js';
+import { parseQuery } from '../python/url.js';
 import { matchRoute } from './router.js';
-import { serializeJson, type TextCache } from './store/json-text.js';
-import type { Store } from './store/store.js';
-import type { Faults } from './mock/faults.js';
-import { redactBody } from './mock/journal.js';
-import { parsePrefer, preferenceWarning, preferredError } from './mock/prefer.js';
-import { summarizeBody } from './mock/body-summary.js';
-import type { OpenApiRequestValidator } from './validation/eov.js';
-import { validateInput } from './validation/input.js';
-import { proxyRequest, type ProxyDeps } from './proxy/proxy-stage.js';
-import type { ResponseValidator } from './validation/responses.js';
+import { sendError, sendJsonBytes, sendJsonText } from '../http/reply.js';
+import { serializeJson, type TextCache } from '../store/json-text.js';
+import type { Store } from '../store/store.js';
+import type { Faults } from '../control-plane/faults.js';
+import { redactBody } from '../control-plane/journal.js';
+import { parsePrefer, preferenceWarning, preferredError } from './prefer.js';
+import { summarizeBody } from '../control-plane/body-summary.js';
+import type { OpenApiRequestValidator } from '../validation/eov.js';
+import { validateInput } from '../validation/input.js';
+import { proxyRequest, type ProxyDeps } from '../proxy/proxy-stage.js';
+import type { ResponseValidator } from '../validation/responses.js';
 
 export interface PipelineDeps {
   operations: Operation[];
@@ -94,19 +95,6 @@ function quoteLocation(url: string): string {
       return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
     })
     .join('');
-}
-
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
-  sendJsonBytes(res, status, Buffer.from(text, 'utf8'), headers);
-}
-
-export function sendJsonBytes(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string> = {}) {
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
-  res.end(body);
-}
-
-export function sendError(res: ServerResponse, e: HttpError) {
-  sendJsonText(res, e.status, pyDumps({ detail: e.detail }), e.headers);
 }
 
 /** Removes the temporary blobs of a body: all of them, or once committed the parts not stored. */

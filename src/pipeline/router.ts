@@ -4,8 +4,8 @@
  * alone gives 405 with its methods; else a path with a trailing slash that would match without
  * it is a 307 redirect; else 404.
  */
-import type { Operation } from './openapi.js';
-import { pyUnquote } from './python/url.js';
+import type { Operation } from '../openapi.js';
+import { pyUnquote } from '../python/url.js';
 
 export type RouteResult =
   | { kind: 'match'; op: Operation; pathParams: Record<string, string> }

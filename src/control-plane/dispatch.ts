@@ -12,18 +12,19 @@ import { DETAIL, HttpError, unauthorized } from '../errors/http-error.js';
 import { readBody, type ParsedBody } from '../http/body.js';
 import { buildOperations, type Operation } from '../openapi.js';
 import { packageRoot } from '../package-root.js';
-import { discardBody, sendError } from '../pipeline.js';
+import { discardBody } from '../pipeline/service-request.js';
+import { sendError } from '../http/reply.js';
 import { parseQuery } from '../python/url.js';
-import { matchRoute } from '../router.js';
+import { matchRoute } from '../pipeline/router.js';
 import { createOpenApiValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
 import { parseControlJson } from './control-input.js';
-import { runtimeHandlers } from './control-plane-runtime.js';
-import type { ControlHandler, ControlPlaneDeps } from './control-plane-types.js';
-import { workspaceHandlers } from './control-plane-workspaces.js';
+import { runtimeHandlers } from './runtime-handlers.js';
+import type { ControlHandler, ControlPlaneDeps } from './handler-types.js';
+import { workspaceHandlers } from './workspace-handlers.js';
 import { inspectorHandlers } from './ui-api.js';
 
-export type { ControlPlaneDeps } from './control-plane-types.js';
+export type { ControlPlaneDeps } from './handler-types.js';
 
 export function readControlPlaneDocument(): Record<string, any> {
   return JSON.parse(readFileSync(join(packageRoot, 'control-plane.openapi.json'), 'utf8'));
