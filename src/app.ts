@@ -145,7 +145,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     warn: (line) => logger.warn(line),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(options.seed ?? DEFAULTS.seed);
+  const faults = new Faults(operations.map((o) => o.id), options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
@@ -247,7 +247,6 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       adminToken: options.adminToken,
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
-      serviceOperationIds: operations.map((o) => o.id),
       principalOf: (token) => {
         const auth = { mode: deps.authMode, signingKey: store.signingKey, users: store.scenario.users, apiKeys: store.scenario.apiKeys };
         try {

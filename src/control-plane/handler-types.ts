@@ -24,7 +24,6 @@ export interface ControlPlaneDeps {
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;
-  serviceOperationIds: string[];
   /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
   principalOf(token: string): string | null;
   /** Drift records of the --upstream proxy. */

@@ -93,9 +93,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   },
 
   addFault({ body: b }, ctx) {
-    const ids = ctx.deps.serviceOperationIds;
-    if (b.operationId !== '*' && !ids.includes(b.operationId)) throw unprocessable(`operationId must be * or one of ${ids.join(', ')}, not ${JSON.stringify(b.operationId)}`);
-    const problem = faultProblem(b);
+    const problem = ctx.deps.faults.unknownOperation(b.operationId) ?? faultProblem(b);
     if (problem) throw unprocessable(problem);
     json(ctx, 201, ctx.deps.faults.add(b));
   },
