@@ -8,13 +8,19 @@ import { sendError, sendJsonText } from '../http/reply.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { faultProblem, parseInstant } from './control-input.js';
-import { driftJunit } from './drift-routes.js';
+import { driftJunit } from './drift-junit.js';
 import type { ControlContext, ControlHandler } from './handler-types.js';
 
 export const json = ({ res }: ControlContext, status: number, value: unknown) => sendJsonText(res, status, JSON.stringify(value));
 export const noContent = ({ res }: ControlContext) => {
   res.writeHead(204);
   res.end();
+};
+/** A JUnit XML report (coverage, drift) for CI. */
+const xml = ({ res }: ControlContext, text: string) => {
+  const body = Buffer.from(text, 'utf8');
+  res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
+  res.end(body);
 };
 export const unprocessable = (detail: string) => new HttpError(422, detail);
 
@@ -112,12 +118,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
 
   getDrift({ query }, ctx) {
     const records = ctx.deps.drift?.list() ?? [];
-    if (query.format === 'junit') {
-      const body = Buffer.from(driftJunit(ctx.deps.operations ?? [], records), 'utf8');
-      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
-      ctx.res.end(body);
-      return;
-    }
+    if (query.format === 'junit') return xml(ctx, driftJunit(ctx.deps.operations ?? [], records));
     json(ctx, 200, { items: records });
   },
 
@@ -127,12 +128,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
   },
 
   getCoverage({ query }, ctx) {
-    if (query.format === 'junit') {
-      const xml = Buffer.from(ctx.deps.coverage.junit());
-      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(xml.length) });
-      ctx.res.end(xml);
-      return;
-    }
+    if (query.format === 'junit') return xml(ctx, ctx.deps.coverage.junit());
     json(ctx, 200, ctx.deps.coverage.report());
   },
 };

@@ -12,9 +12,6 @@ import { isoTime } from '../primitives/clock.js';
 import type { ControlHandler } from './handler-types.js';
 import { json } from './runtime-handlers.js';
 
-/** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
-export const MAX_FILES_PAGE = 1000;
-
 /** The inspector's read-only operations, routed by operationId like the rest of the control plane. */
 export const inspectorHandlers: Record<string, ControlHandler> = {
   async workspaceOverview({ path }, ctx) {
