@@ -27,6 +27,7 @@ import type { ResponseValidator } from './validation/responses.js';
 import { Coverage } from './control-plane/coverage.js';
 import { createOpenApiValidator, type OpenApiRequestValidator } from './validation/eov.js';
 import { loadMulter } from './http/body.js';
+import { requestHost, splitTarget } from './http/request-target.js';
 import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch.js';
 import { Faults } from './control-plane/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, REDACTED, redactQuery } from './control-plane/journal.js';
@@ -61,8 +62,7 @@ export type MockApp = Express & { mock: MockRuntime };
 
 /** The served document: the contract with `servers` pointing at where this instance answers. */
 function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
-  const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
-  return { ...doc, servers: [{ url: `http://${host}` }] };
+  return { ...doc, servers: [{ url: `http://${requestHost(req)}` }] };
 }
 
 /** Loaded only when asked for: Ajv and its compiled schemas are the dearest part of start-up. */
@@ -147,14 +147,18 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? DEFAULTS.seed);
   const coverage = new Coverage(operations);
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
+  const clearRunRecords = () => {
+    journal.clear();
+    faults.clear();
+    coverage.clear();
+  };
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
     // The clock first: workspaces are rebuilt from the scenario at the clock's time.
     clock.restore(clockAtStart);
     await store.reset();
-    journal.clear();
-    faults.clear();
-    coverage.clear();
+    clearRunRecords();
   };
   const deps = {
     faults,
@@ -171,7 +175,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
-    texts: new WeakMap(),
+    texts: store.texts,
     keyPrincipals: new Map<string, string>(),
     proxy,
   };
@@ -195,7 +199,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
     const startedAt = clock.now();
     const facts: RequestFacts = {};
     let done = false;
-    const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
+    const { path, query: rawQuery } = splitTarget(req.originalUrl);
     // Service requests, and every request the service would not know (a typo'd URL, a 307):
     // those leave a trace too, with operationId null. The mock's own pages and the control
     // plane never do (CONTRACT §7).
@@ -241,6 +245,7 @@ export async function createApp(options: MockOptions & { host?: string } = {}): 
       store,
       clock,
       reset,
+      clearRunRecords,
       journal,
       faults,
       coverage,

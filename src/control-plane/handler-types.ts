@@ -21,6 +21,8 @@ export interface ControlPlaneDeps {
   coverage: Coverage;
   /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
   reset(principal?: string): Promise<void>;
+  /** Clears the journal, the faults and the coverage (a full reset does too). */
+  clearRunRecords(): void;
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;

@@ -54,9 +54,7 @@ export const runtimeHandlers: Record<string, ControlHandler> = {
       if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);
     }
-    ctx.deps.journal.clear();
-    ctx.deps.faults.clear();
-    ctx.deps.coverage.clear();
+    ctx.deps.clearRunRecords();
     json(ctx, 200, { scenario: ref, seed });
   },
 

@@ -70,8 +70,11 @@ export class Store {
   /** Resets under way, by principal, and of everything: new uses of a workspace wait for them. */
   #resetting = new Map<string, Promise<void>>();
   #resettingAll: Promise<void> | null = null;
-  /** The JSON text of every stored record, shared by all workspaces (records are immutable). */
-  readonly #texts: TextCache = new WeakMap();
+  /**
+   * The JSON text of every frozen value: stored records, shared by all workspaces, and the replies
+   * made of them (a listed file's view), which the pipeline writes with the same serializer.
+   */
+  readonly texts: TextCache = new WeakMap();
   readonly #opts: StoreOptions;
   readonly #disk: OnDisk | null;
   readonly #memoryDir: string | null;
@@ -188,7 +191,7 @@ export class Store {
   /** Where a workspace's document is kept: its file (written coalesced), or memory. */
   #place(data: WorkspaceData, file: string | null): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> } {
     if (!file) return { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) };
-    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.#texts));
+    const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, this.texts));
     return { db: new Low<WorkspaceData>(adapter, data), reload: () => readWorkspaceFile(file), close: () => adapter.close() };
   }
 
