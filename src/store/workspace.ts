@@ -18,7 +18,7 @@ import type { BlobStore } from './blobs.js';
 import { SessionFileIndex, type FilePage } from './file-index.js';
 import { asStorageError } from './storage-error.js';
 import { deepFreeze } from './json-text.js';
-import { documentFrom } from './template.js';
+import { documentFrom, freezeRecords, freezeSession } from './template.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
@@ -143,12 +143,7 @@ export class Workspace {
   /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
   reindex(): void {
     const data = this.#db.data;
-    for (const s of data.sessions) {
-      deepFreeze(s.actions);
-      for (const f of s.files) deepFreeze(f);
-    }
-    for (const m of data.mailboxes) deepFreeze(m);
-    for (const s of data.secrets) deepFreeze(s);
+    freezeRecords(data);
     this.#sessions = new Map(data.sessions.map((s) => [s.id, { session: s, files: new SessionFileIndex(s.files) }]));
     // Should a document hold a name twice in a namespace, the first one is the secret.
     this.#secrets = new Map();
@@ -252,8 +247,7 @@ export class Workspace {
 
   addSession(session: StoredSession): void {
     this.#own();
-    deepFreeze(session.actions);
-    for (const f of session.files) deepFreeze(f);
+    freezeSession(session);
     this.#db.data.sessions.push(session);
     this.#sessions.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }
