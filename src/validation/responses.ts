@@ -2,19 +2,16 @@
  * Response validation: every answer checked against openapi.json, so the mock cannot drift from
  * its own contract. On in the test suite; a switch in the CLI.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+import { createAjv } from '../primitives/ajv.js';
 
 export class ResponseValidationError extends Error {}
 
 export type ResponseValidator = (op: Operation, status: number, contentType: string | undefined, body: unknown) => void;
 
 export function createResponseValidator(doc: OpenApiDocument): ResponseValidator {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = createAjv({ allErrors: true });
   ajv.addSchema({ $id: 'openapi', components: doc.components });
   const cache = new Map<string, ValidateFunction | null>();
   const pathOf = new Map<string, any>();
