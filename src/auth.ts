@@ -47,7 +47,7 @@ export type TokenCheck = { user: string } | 'expired' | null;
  * Checks a token we may have issued. `nowMs` is the mock's clock: a token whose `exp` (or, for
  * tokens issued before expiries existed, `iat` + ttl) has passed is 'expired'.
  */
-export function verifyToken(token: string, key: Buffer, nowMs?: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): TokenCheck {
+function verifyToken(token: string, key: Buffer, nowMs?: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): TokenCheck {
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== JWT_HEADER || !isCanonicalBase64url(parts[1]) || !isCanonicalBase64url(parts[2])) return null;
   const expected = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();

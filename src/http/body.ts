@@ -50,7 +50,7 @@ export function isJsonType(contentType: string | undefined): boolean {
 }
 
 /** Reads the whole body up to `limit` bytes; past it, a 413 (the connection is then closed). */
-export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];

@@ -165,7 +165,7 @@ export function tempNameFor(file: string): string {
   return `${file.slice(0, slash + 1)}.${file.slice(slash + 1)}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
-export function writeFileAtomically(file: string, text: string): void {
+function writeFileAtomically(file: string, text: string): void {
   const temp = tempNameFor(file);
   try {
     const fd = openSync(temp, 'wx', 0o600);

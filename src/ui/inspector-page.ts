@@ -53,7 +53,7 @@ function script(): string {
   return source;
 }
 
-export function inspectorPage(title: string, adminTokenRequired: boolean): string {
+function inspectorPage(title: string, adminTokenRequired: boolean): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
