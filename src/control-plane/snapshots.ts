@@ -30,10 +30,13 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
   }
   return {
     sessions,
-    mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
+    mailboxes: d.mailboxes.map(mailboxSnapshot),
     secrets: d.secrets.map((s) => ({ ...secretView(s), value: s.value })),
   };
 }
+
+/** A mailbox as the control plane shows it: the service's view plus the hidden connection state. */
+export const mailboxSnapshot = (m: StoredMailbox) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy });
 
 export function workspaceCounts(ws: Workspace) {
   const d = ws.data;

@@ -6,7 +6,7 @@ import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
 import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
 import { sendSnapshot } from './snapshot-stream.js';
 import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
-import { fileView, storeUploadedFile } from '../operations/session-files.js';
+import { fileView, sessionOr404, storeUploadedFile } from '../operations/session-files.js';
 import type { ControlHandler } from './handler-types.js';
 import { json, noContent, unprocessable } from './runtime-handlers.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';
@@ -68,8 +68,7 @@ export const workspaceHandlers: Record<string, ControlHandler> = {
 
   async addSessionDownload({ path, upload }, ctx) {
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    const session = ws.session(String(path.session_id));
-    if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
+    const session = sessionOr404(ws, String(path.session_id));
     const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
     json(ctx, 201, fileView(file));
   },
