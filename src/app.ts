@@ -23,6 +23,7 @@ import type { DriftLog } from './proxy/drift.js';
 import { Coverage } from './control-plane/coverage.js';
 import { createOpenApiValidator } from './validation/eov.js';
 import { loadMulter } from './http/body.js';
+import { requestHost } from './http/request-target.js';
 import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch.js';
 import { Faults } from './control-plane/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './control-plane/journal.js';
@@ -69,8 +70,7 @@ export interface AppOptions extends MockOptions {
 
 /** The served document: the contract with `servers` pointing at where this instance answers. */
 function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
-  const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
-  return { ...doc, servers: [{ url: `http://${host}` }] };
+  return { ...doc, servers: [{ url: `http://${requestHost(req)}` }] };
 }
 
 /**
@@ -104,16 +104,20 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
   const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line) }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(options.seed ?? store.seed);
+  const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
+  const clearRunRecords = () => {
+    journal.clear();
+    faults.clear();
+    coverage.clear();
+  };
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
     // The clock first: workspaces are rebuilt from the scenario at the clock's time.
     clock.restore(clockAtStart);
     await store.reset();
-    journal.clear();
-    faults.clear();
-    coverage.clear();
+    clearRunRecords();
   };
   const deps = {
     faults,
@@ -130,7 +134,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
-    texts: new WeakMap(),
+    texts: store.texts,
     keyPrincipals: new Map<string, string>(),
     proxy,
   };
@@ -163,13 +167,13 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       store,
       clock,
       reset,
+      clearRunRecords,
       journal,
       faults,
       coverage,
       adminToken: options.adminToken,
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
-      serviceOperationIds: operations.map((o) => o.id),
       principalOf: (token) => {
         const auth = { mode: deps.authMode, signingKey: store.signingKey, users: store.scenario.users, apiKeys: store.scenario.apiKeys };
         try {

@@ -6,17 +6,15 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { DETAIL, unauthorized } from './errors/http-error.js';
+import { bearerParam } from './http/authorization.js';
 
 export type AuthMode = 'open' | 'strict';
 
-/** `get_authorization_scheme_param`: scheme before the first space, the rest stripped. */
+/** The bearer token, or the 401 of OAuth2PasswordBearer for no header or another scheme. */
 function bearerToken(header: string | undefined): string {
-  if (!header) throw unauthorized(DETAIL.notAuthenticated);
-  const space = header.indexOf(' ');
-  const scheme = space < 0 ? header : header.slice(0, space);
-  const param = space < 0 ? '' : header.slice(space + 1).trim();
-  if (scheme.toLowerCase() !== 'bearer') throw unauthorized(DETAIL.notAuthenticated);
-  return param;
+  const token = bearerParam(header);
+  if (token === null) throw unauthorized(DETAIL.notAuthenticated);
+  return token;
 }
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
@@ -49,7 +47,7 @@ export type TokenCheck = { user: string } | 'expired' | null;
  * Checks a token we may have issued. `nowMs` is the mock's clock: a token whose `exp` (or, for
  * tokens issued before expiries existed, `iat` + ttl) has passed is 'expired'.
  */
-export function verifyToken(token: string, key: Buffer, nowMs?: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): TokenCheck {
+function verifyToken(token: string, key: Buffer, nowMs?: number, ttlMs: number = DEFAULT_TOKEN_TTL_MS): TokenCheck {
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== JWT_HEADER || !isCanonicalBase64url(parts[1]) || !isCanonicalBase64url(parts[2])) return null;
   const expected = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();

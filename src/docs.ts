@@ -8,6 +8,7 @@
 import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { escapeMarkup } from './primitives/markup.js';
 
 /** Where swagger-ui-dist's files are (it has no `exports` map, so its package.json resolves). */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -24,8 +25,6 @@ const ASSETS = [
   'favicon-32x32.png',
   'oauth2-redirect.js',
 ];
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * Where the page finds its document: the service's is fetched from /openapi.json; the control
@@ -46,7 +45,7 @@ function swaggerUiPage(title: string, source: DocumentSource = { url: '/openapi.
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>${escapeHtml(title)} - Swagger UI</title>
+<title>${escapeMarkup(title)} - Swagger UI</title>
 <link type="text/css" rel="stylesheet" href="/docs/swagger-ui.css">
 <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
 </head>

@@ -16,7 +16,7 @@ export {
   type RequestsFilter,
   type WorkspaceSnapshot,
 } from './control-client.js';
-export type { Fault, FaultSpec } from './control-plane/faults.js';
+export { UnknownOperationError, type Fault, type FaultSpec } from './control-plane/faults.js';
 export type { JournalEntry } from './control-plane/journal.js';
 export type { CoverageReport } from './control-plane/coverage.js';
 export type { MockOptions } from './options.js';

@@ -4,21 +4,20 @@
  * JSON client, no Accept at all — still gets FastAPI's 404, so clients see the service unchanged.
  */
 import type { NextFunction, Request, Response } from 'express';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeMarkup } from './primitives/markup.js';
 
 function landingPage(title: string, version: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>cloud-browser-mock — ${escapeHtml(title)}</title>
+<title>cloud-browser-mock — ${escapeMarkup(title)}</title>
 <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{font-size:.95em}</style>
 </head>
 <body>
 <h1>cloud-browser-mock</h1>
-<p>A local mock of <strong>${escapeHtml(title)}</strong> (API ${escapeHtml(version)}). Set your client's base URL to this address.</p>
+<p>A local mock of <strong>${escapeMarkup(title)}</strong> (API ${escapeMarkup(version)}). Set your client's base URL to this address.</p>
 <ul>
 <li><a href="/docs">/docs</a> — Swagger UI for the API: authorize as <code>dev@example.com</code> / <code>password</code>, then try any operation</li>
 <li><a href="/openapi.json">/openapi.json</a> — the OpenAPI document</li>

@@ -14,7 +14,7 @@ const RESERVED_FDS = 64;
 const FALLBACK_MAX_CONNECTIONS = 1000;
 
 /** The soft limit on open files from /proc/self/limits (Node has no getrlimit), or null. */
-export function openFilesLimit(limitsText?: string): number | null {
+function openFilesLimit(limitsText?: string): number | null {
   let text = limitsText;
   try {
     text ??= readFileSync('/proc/self/limits', 'utf8');

@@ -5,18 +5,15 @@
  * these tests are skipped, and say so.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
+import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
 import { ROOT, testServer } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
-if (!haveChromium && process.env.CBM_REQUIRE_BROWSER) throw new Error(`${CHROMIUM} is missing and CBM_REQUIRE_BROWSER is set (apt-get install -y chromium)`);
 if (!haveChromium) console.warn(`browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium); .ci/run installs it`);
 const describeInBrowser = haveChromium ? describe : describe.skip;
 
@@ -27,10 +24,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveChromium) return;
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

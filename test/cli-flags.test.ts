@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, startCli } from './cli-process.js';
+import { CLI, runCli, startCli } from './cli-process.js';
 import { ROOT } from './helpers.js';
 
 let dir: string;
@@ -19,8 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (args: string[], env: Record<string, string> = {}, as: { uid?: number; gid?: number } = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20000, ...as });
+const run = (args: string[], env: Record<string, string> = {}, as: { uid?: number; gid?: number } = {}) => runCli(args, { cwd: dir, env, ...as });
 
 const M = ['--port', '0', '--log-level', 'silent'];
 

@@ -1,5 +1,5 @@
 /** Running the built CLI as a child process, the way users run it. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
@@ -18,8 +18,23 @@ export interface RunningCli {
   waitFor(pattern: RegExp): Promise<void>;
 }
 
-export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunningCli> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...opts.env } });
+export interface CliOptions {
+  cwd: string;
+  /** Variables beside PATH (nothing else of the test's environment is passed on). */
+  env?: Record<string, string>;
+  /** Starts it under `ulimit -n` with this many descriptors (a shell runs the limit, then execs node). */
+  descriptorLimit?: number;
+}
+
+/** Runs the CLI to its end (start-up problems, --help), with the same environment as startCli. */
+export function runCli(args: string[], opts: CliOptions & Pick<SpawnSyncOptions, 'uid' | 'gid'>) {
+  return spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...opts.env }, encoding: 'utf8', timeout: 20000, uid: opts.uid, gid: opts.gid });
+}
+
+export function startCli(args: string[], opts: CliOptions): Promise<RunningCli> {
+  const env = { PATH: process.env.PATH, ...opts.env };
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  const child = opts.descriptorLimit === undefined ? spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env }) : spawn('sh', ['-c', `ulimit -n ${opts.descriptorLimit} && exec ${quoted}`], { cwd: opts.cwd, env });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -50,16 +50,6 @@ async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Pr
   return { req, answer };
 }
 
-/** Resolves when the CLI has printed a line matching `re`. */
-function printed(cli: RunningCli, re: RegExp): Promise<void> {
-  return new Promise((resolve) => {
-    const streams = [cli.child.stdout!, cli.child.stderr!];
-    const check = () => re.test(cli.output()) && (streams.forEach((s) => s.off('data', check)), resolve());
-    streams.forEach((s) => s.on('data', check));
-    check();
-  });
-}
-
 const logLines = (cli: RunningCli) => cli.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 const ARGS = ['--port', '0', '--data-dir', 'data'];
 
@@ -68,7 +58,7 @@ test('an upload still streaming 8 s after SIGTERM is cut off, logged, its tempor
   expect(existsSync(blobsDir())).toBe(true);
   const { answer } = await halfUpload(cli.url);
   cli.child.kill('SIGTERM');
-  await printed(cli, /^cloud-browser-mock stopping: waiting for 1 request \(up to 8 s\)$/m);
+  await cli.waitFor(/^cloud-browser-mock stopping: waiting for 1 request \(up to 8 s\)$/m);
   await expect(answer).rejects.toThrow(/socket hang up|ECONNRESET|EPIPE/);
   expect(await cli.exited).toBe(0);
   const lines = logLines(cli);
@@ -81,7 +71,7 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
   const cli = await startCli(ARGS, { cwd: dir });
   const { req, answer } = await halfUpload(cli.url);
   cli.child.kill('SIGTERM');
-  await printed(cli, /stopping: waiting for 1 request/);
+  await cli.waitFor(/stopping: waiting for 1 request/);
   req.end(Buffer.concat([Buffer.alloc(25 * MB, 2), TAIL]));
   const res = await answer;
   expect(res.statusCode).toBe(201);
@@ -108,7 +98,7 @@ test('a second signal while it waits ends the process at once (the half-written 
   const cli = await startCli(ARGS, { cwd: dir });
   const { answer } = await halfUpload(cli.url);
   cli.child.kill('SIGTERM');
-  await printed(cli, /stopping: waiting for 1 request/);
+  await cli.waitFor(/stopping: waiting for 1 request/);
   cli.child.kill('SIGINT');
   expect(await cli.exited).toBeNull();
   expect(cli.child.signalCode).toBe('SIGINT');

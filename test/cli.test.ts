@@ -1,43 +1,19 @@
 /** The CLI as users meet it: a child process of the built command. */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS, UsageError, envName, parseCli } from '../src/cli-args.js';
-import { ROOT } from './helpers.js';
+import { runCli, startCli } from './cli-process.js';
 
-const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-cli-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20000 });
-
-/** Starts the CLI and resolves with its URL once it prints the listening line. */
-function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env } });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${err}`)), 15000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1], output: () => out + err });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
+const start = (args: string[], env: Record<string, string> = {}) => startCli(args, { cwd: dir, env });
 
 test('--help lists every flag with its environment variable', () => {
   const r = run(['--help']);
@@ -87,8 +63,7 @@ test('a bad value from the environment names the variable', () => {
 });
 
 test('starts on a free port, serves /health and an operation, and exits 0 on SIGTERM', async () => {
-  const { child, url } = await start(['--port', '0', '--in-memory', '--log-level', 'silent']);
-  const code = exited(child);
+  const { child, url, exited: code } = await start(['--port', '0', '--in-memory', '--log-level', 'silent']);
   expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
   const res = await fetch(`${url}/mailboxes`, { headers: { Authorization: 'Bearer sk_test_demo' } });
   expect(res.status).toBe(200);
@@ -97,8 +72,7 @@ test('starts on a free port, serves /health and an operation, and exits 0 on SIG
 });
 
 test('SIGINT also stops it cleanly; settings come from CBM_ variables', async () => {
-  const { child, url } = await start([], { CBM_PORT: '0', CBM_IN_MEMORY: 'true', CBM_AUTH: 'strict', CBM_LOG_LEVEL: 'silent' });
-  const code = exited(child);
+  const { child, url, exited: code } = await start([], { CBM_PORT: '0', CBM_IN_MEMORY: 'true', CBM_AUTH: 'strict', CBM_LOG_LEVEL: 'silent' });
   expect((await fetch(`${url}/mailboxes`, { headers: { Authorization: 'Bearer made-up' } })).status).toBe(401);
   child.kill('SIGINT');
   expect(await code).toBe(0);
@@ -106,7 +80,7 @@ test('SIGINT also stops it cleanly; settings come from CBM_ variables', async ()
 
 test('restarting on the data directory with another scenario stops with the --reset-data line', async () => {
   const first = await start(['--port', '0', '--log-level', 'silent']);
-  const code = exited(first.child);
+  const code = first.exited;
   await fetch(`${first.url}/mailboxes`, { headers: { Authorization: 'Bearer t' } });
   first.child.kill('SIGTERM');
   expect(await code).toBe(0);
@@ -117,8 +91,7 @@ test('restarting on the data directory with another scenario stops with the --re
 });
 
 test('logs one JSON line per service request with the contract’s fields, and never the token', async () => {
-  const { child, url, output } = await start(['--port', '0', '--in-memory']);
-  const code = exited(child);
+  const { child, url, output, exited: code } = await start(['--port', '0', '--in-memory']);
   await fetch(`${url}/secrets?namespace=llm_provider`, { headers: { Authorization: 'Bearer super-secret-token' } });
   await fetch(`${url}/health`);
   child.kill('SIGTERM');

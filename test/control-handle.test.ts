@@ -84,6 +84,13 @@ describe.each([
     await expect(mock.clock.advance('soon')).rejects.toMatchObject({ status: 422, message: expect.stringContaining('advance must be seconds or an ISO-8601 duration') });
   });
 
+  test('faults.add with an operationId the service lacks throws, guessing what was meant and listing the valid ids', async () => {
+    const typo = mock.faults.add({ operationId: 'listMailbox', status: 503 });
+    await expect(typo).rejects.toBeInstanceOf(MockControlError);
+    await expect(typo).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^POST \/__mock\/faults → 422: unknown operationId "listMailbox" — did you mean one of listMailboxes, getMailbox\b.*\? operationId must be \* or one of createToken, .*, deleteSecret$/) });
+    expect(await mock.faults.list()).toEqual([]);
+  });
+
   test('clock.set/advance/now/reset take instants and seconds or ISO-8601 durations, as the control plane does', async () => {
     expect(await mock.clock.set('2030-01-01T00:00:00Z')).toMatchObject({ now: '2030-01-01T00:00:00Z', frozen: true });
     expect((await mock.clock.advance('P8D')).now).toBe('2030-01-09T00:00:00Z');

@@ -4,19 +4,16 @@
  * journalled upload with no script error. (test/inspector-page.test.ts tests the page itself.)
  */
 import { expect } from '@jest/globals';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { HAS_CHROMIUM, launchChromium } from './chromium.js';
 
-export const HAS_CHROMIUM = existsSync('/usr/bin/chromium');
-// .ci/run sets CBM_REQUIRE_BROWSER: there a missing chromium is a failure, not a skip.
-if (!HAS_CHROMIUM && process.env.CBM_REQUIRE_BROWSER) throw new Error('/usr/bin/chromium is missing and CBM_REQUIRE_BROWSER is set');
+export { HAS_CHROMIUM };
 
 /** Expects the page at `url`/__mock/ui to load and show an uploadSessionFile request already made. */
 export async function expectInspectorWorks(url: string): Promise<void> {
   const res = await fetch(`${url}/__mock/ui`);
   expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
   if (!HAS_CHROMIUM) return; // the caller's skipped test says so
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors: string[] = [];

@@ -5,16 +5,14 @@
  * to a temporary directory (printed) for a person to look at; they are not committed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
+import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
 import { testServer } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CBM_REQUIRE_BROWSER) throw new Error(`${CHROMIUM} is missing and CBM_REQUIRE_BROWSER is set (apt-get install -y chromium)`);
 const describeInBrowser = haveChromium ? describe : describe.skip;
 if (!haveChromium) test.skip(`inspector page tests: skipped because ${CHROMIUM} is missing (apt-get install -y chromium)`, () => {});
 
@@ -26,10 +24,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveChromium) return;
   console.log(`inspector screenshots: ${SHOTS}`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

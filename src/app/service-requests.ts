@@ -10,6 +10,7 @@ import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
 import type { Operation } from '../openapi.js';
 import { handleServiceRequest, type PipelineDeps, type RequestFacts } from '../pipeline/service-request.js';
 import type { Clock } from '../primitives/clock.js';
+import { splitTarget } from '../http/request-target.js';
 import { parseQuery } from '../python/url.js';
 
 export interface ServiceRequestsDeps {
@@ -27,7 +28,7 @@ export function serviceRequests({ clock, logger, operations, journal, coverage, 
     const startedAt = clock.now();
     const facts: RequestFacts = {};
     let done = false;
-    const [path, rawQuery] = req.originalUrl.split(/\?(.*)/s);
+    const { path, query: rawQuery } = splitTarget(req.originalUrl);
     // Service requests, and every request the service would not know (a typo'd URL, a 307):
     // those leave a trace too, with operationId null. The mock's own pages and the control
     // plane never do (CONTRACT §7).

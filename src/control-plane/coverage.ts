@@ -3,6 +3,7 @@
  * the last reset, so a test suite can see which parts of the API it never touched.
  */
 import type { Operation } from '../openapi.js';
+import { junitCase, junitDocument } from '../primitives/markup.js';
 
 export interface CoverageReport {
   operations: { operationId: string; method: string; path: string; responses: Record<string, number> }[];
@@ -10,8 +11,6 @@ export interface CoverageReport {
   exercised: number;
   share: number;
 }
-
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export class Coverage {
   #counts = new Map<string, Map<string, number>>();
@@ -48,22 +47,11 @@ export class Coverage {
   junit(): string {
     const r = this.report();
     const cases = r.operations.flatMap((op) =>
-      Object.entries(op.responses).map(([status, n]) => {
-        const name = xml(`${op.operationId} ${status}`);
-        const cls = xml(`${op.method} ${op.path}`);
-        return n > 0
-          ? `    <testcase classname="${cls}" name="${name}"><system-out>answered ${n} time${n === 1 ? '' : 's'}</system-out></testcase>`
-          : `    <testcase classname="${cls}" name="${name}"><skipped message="never answered"/></testcase>`;
-      }),
+      Object.entries(op.responses).map(([status, n]) =>
+        junitCase(`${op.method} ${op.path}`, `${op.operationId} ${status}`, n > 0 ? `<system-out>answered ${n} time${n === 1 ? '' : 's'}</system-out>` : '<skipped message="never answered"/>'),
+      ),
     );
-    return [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="cloud-browser-mock coverage" tests="${r.documented}" skipped="${r.documented - r.exercised}">`,
-      `  <testsuite name="documented responses" tests="${r.documented}" skipped="${r.documented - r.exercised}" failures="0" errors="0">`,
-      ...cases,
-      '  </testsuite>',
-      '</testsuites>',
-      '',
-    ].join('\n');
+    const skipped = r.documented - r.exercised;
+    return junitDocument({ name: 'cloud-browser-mock coverage', tests: r.documented, skipped }, { name: 'documented responses', tests: r.documented, skipped, failures: 0, errors: 0 }, cases);
   }
 }

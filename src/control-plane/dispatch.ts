@@ -9,10 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import { DETAIL, HttpError, unauthorized } from '../errors/http-error.js';
-import { isJsonType, readBody, type ParsedBody } from '../http/body.js';
+import { bearerParam, isSecret } from '../http/authorization.js';
+import { discardBody, isJsonType, readBody, type ParsedBody } from '../http/body.js';
+import { splitTarget } from '../http/request-target.js';
 import { buildOperations, type OpenApiDocument, type Operation } from '../openapi.js';
 import { packageRoot } from '../package-root.js';
-import { discardBody } from '../pipeline/service-request.js';
 import { sendError } from '../http/reply.js';
 import { parseQuery } from '../python/url.js';
 import { matchRoute } from '../pipeline/router.js';
@@ -78,20 +79,17 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
 
   const authorised = (header: string | undefined) => {
     if (!deps.adminToken) return true;
-    const h = header ?? '';
-    const space = h.indexOf(' ');
-    return space > 0 && h.slice(0, space).toLowerCase() === 'bearer' && h.slice(space + 1).trim() === deps.adminToken;
+    const token = bearerParam(header);
+    return token !== null && isSecret(token, deps.adminToken);
   };
 
   const dispatch = async (req: Request, res: Response, next: NextFunction) => {
-    const url = req.originalUrl;
-    const q = url.indexOf('?');
-    const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    const target = splitTarget(req.originalUrl);
     let body: ParsedBody = { kind: 'none' };
     let committed = false;
     try {
       if (!authorised(req.headers.authorization)) throw unauthorized(DETAIL.notAuthenticated);
-      let rawPath = q < 0 ? url : url.slice(0, q);
+      let rawPath = target.path;
       let route = matchRoute(operations, req.method, rawPath);
       // Express's routing, which this replaced, ignored a trailing slash; so does this.
       if (route.kind === 'redirect') route = matchRoute(operations, req.method, (rawPath = route.path));
@@ -103,7 +101,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
         const maxJson = (op.id as string) === 'importWorkspace' ? MAX_IMPORT_BODY : MAX_CONTROL_BODY;
         body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson, parseJson: parseControlJson });
       }
-      const input = await validateInput(validator, document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
+      const input = await validateInput(validator, document, op, { path: route.pathParams, query: parseQuery(target.query ?? ''), headers: req.headers }, body);
       await controlHandlerFor(handlers, op.id)(input, { deps, req, res, document });
       committed = true;
     } catch (e) {
@@ -111,7 +109,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
       next(e);
     } finally {
       // An upload the handler did not store (refused, or a repeated part) leaves nothing behind.
-      await discardBody(body, deps.store, committed);
+      await discardBody(body, deps.store.blobs, committed);
     }
   };
   return Object.assign(dispatch, { warm: (stopped?: () => boolean) => validator.warm(stopped) });

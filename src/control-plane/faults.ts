@@ -5,6 +5,7 @@
  * connection without an answer.
  */
 import { STATUS_CODES } from 'node:http';
+import { editDistance } from './near-miss.js';
 
 export interface FaultSpec {
   operationId: string;
@@ -42,16 +43,54 @@ function prng(seed: number): () => number {
   };
 }
 
+/** A fault for an operation the service does not have: it would be accepted and never fire. */
+export class UnknownOperationError extends Error {
+  override name = 'UnknownOperationError';
+}
+
+/** At most this many "did you mean" guesses, as MSW's unhandled-request warning gives. */
+const MAX_GUESSES = 4;
+/** A guess is at most 3 edits away (MSW's bound), a quarter of a long id's letters. */
+const isGuess = (distance: number, id: string) => distance <= Math.max(3, Math.floor(id.length / 4));
+
+/**
+ * Why `operationId` names no operation, as one line that guesses what was meant (MSW's "did you
+ * mean…?", nearest first) and then lists every valid id in the document's order; null when it is
+ * `*` or one of `known`.
+ */
+export function unknownOperationProblem(operationId: string, known: readonly string[]): string | null {
+  if (operationId === '*' || known.includes(operationId)) return null;
+  const guesses = known
+    .map((id) => ({ id, distance: editDistance(operationId.toLowerCase(), id.toLowerCase()) }))
+    .filter((g) => isGuess(g.distance, g.id))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, MAX_GUESSES)
+    .map((g) => g.id);
+  const guess = guesses.length === 0 ? '' : guesses.length === 1 ? ` — did you mean ${guesses[0]}?` : ` — did you mean one of ${guesses.join(', ')}?`;
+  return `unknown operationId ${JSON.stringify(operationId)}${guess} operationId must be * or one of ${known.join(', ')}`;
+}
+
 export class Faults {
   #faults: Fault[] = [];
   #next = 1;
   #random: () => number;
+  readonly #operationIds: readonly string[];
 
-  constructor(seed = 1) {
+  /** `operationIds`: the service's operations, the only ones a fault may name (besides `*`). */
+  constructor(operationIds: readonly string[], seed = 1) {
+    this.#operationIds = operationIds;
     this.#random = prng(seed);
   }
 
+  /** Why `operationId` names no operation of the service (see unknownOperationProblem), or null. */
+  unknownOperation(operationId: string): string | null {
+    return unknownOperationProblem(operationId, this.#operationIds);
+  }
+
+  /** Adds a fault; throws an UnknownOperationError when its operationId is not the service's. */
   add(spec: FaultSpec): Fault {
+    const unknown = this.unknownOperation(spec.operationId);
+    if (unknown) throw new UnknownOperationError(unknown);
     const headers = { ...(spec.headers ?? {}) };
     // A 429 without headers tells the client when to retry, as a real rate limiter would.
     if (spec.status === 429 && !spec.headers) headers['Retry-After'] = '1';

@@ -23,10 +23,11 @@ export interface ControlPlaneDeps {
   coverage: Coverage;
   /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
   reset(principal?: string): Promise<void>;
+  /** Clears the journal, the faults and the coverage (a full reset does too). */
+  clearRunRecords(): void;
   adminToken?: string;
   fileTtlMs: number;
   maxUploadBytes: number;
-  serviceOperationIds: string[];
   /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
   principalOf(token: string): string | null;
   /** Drift records of the --upstream proxy. */

@@ -24,8 +24,8 @@ export function isMockOwnPath(rawPath: string): boolean {
   );
 }
 
-/** Levenshtein distance of two short strings (path segments). */
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance of two short strings (path segments, operation ids). */
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
@@ -60,7 +60,7 @@ function pathCost(given: string[], template: string[]): number {
   return prev[template.length];
 }
 
-const segments = (path: string) => path.replace(/^\/+|\/+$/g, '').split('/').filter((s, i, all) => s !== '' || all.length > 1);
+const segments = (path: string) => path.replace(/^\/+|\/+$/g, '').split('/').filter((s, _i, all) => s !== '' || all.length > 1);
 
 /**
  * The closest documented route to a request that matched none (or matched a path but not its

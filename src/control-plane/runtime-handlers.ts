@@ -8,7 +8,7 @@ import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
-import { driftJunit } from './drift-routes.js';
+import { driftJunit } from './drift-junit.js';
 import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
 import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
@@ -18,6 +18,12 @@ export const json = <Id extends ControlOperationId, S extends ControlStatus<Id>>
 export const noContent = ({ res }: ControlContext) => {
   res.writeHead(204);
   res.end();
+};
+/** A JUnit XML report (coverage, drift) for CI. */
+const xml = ({ res }: ControlContext, text: string) => {
+  const body = Buffer.from(text, 'utf8');
+  res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
+  res.end(body);
 };
 export const unprocessable = (detail: string) => new HttpError(422, detail);
 
@@ -51,9 +57,7 @@ export const runtimeHandlers = {
       if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);
     }
-    ctx.deps.journal.clear();
-    ctx.deps.faults.clear();
-    ctx.deps.coverage.clear();
+    ctx.deps.clearRunRecords();
     json(ctx, 200, { scenario: ref, seed });
   },
 
@@ -96,9 +100,7 @@ export const runtimeHandlers = {
   },
 
   addFault({ body: b }, ctx) {
-    const ids = ctx.deps.serviceOperationIds;
-    if (b.operationId !== '*' && !ids.includes(b.operationId)) throw unprocessable(`operationId must be * or one of ${ids.join(', ')}, not ${JSON.stringify(b.operationId)}`);
-    const problem = faultProblem(b);
+    const problem = ctx.deps.faults.unknownOperation(b.operationId) ?? faultProblem(b);
     if (problem) throw unprocessable(problem);
     json(ctx, 201, ctx.deps.faults.add(b));
   },
@@ -117,12 +119,7 @@ export const runtimeHandlers = {
 
   getDrift({ query }, ctx) {
     const records = ctx.deps.drift?.list() ?? [];
-    if (query.format === 'junit') {
-      const body = Buffer.from(driftJunit(ctx.deps.operations ?? [], records), 'utf8');
-      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
-      ctx.res.end(body);
-      return;
-    }
+    if (query.format === 'junit') return xml(ctx, driftJunit(ctx.deps.operations ?? [], records));
     json(ctx, 200, { items: records });
   },
 
@@ -132,12 +129,7 @@ export const runtimeHandlers = {
   },
 
   getCoverage({ query }, ctx) {
-    if (query.format === 'junit') {
-      const xml = Buffer.from(ctx.deps.coverage.junit());
-      ctx.res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(xml.length) });
-      ctx.res.end(xml);
-      return;
-    }
+    if (query.format === 'junit') return xml(ctx, ctx.deps.coverage.junit());
     json(ctx, 200, ctx.deps.coverage.report());
   },
 } satisfies Partial<ControlHandlerMap>;

@@ -5,7 +5,7 @@
  */
 import { keyHint } from '../store/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
-import { mailboxView } from '../operations/mailboxes.js';
+import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
 import { compareFiles } from '../scenarios/scenario.js';
 import { scenarioFileChecksum } from '../scenarios/seeded-content.js';
@@ -30,10 +30,13 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
   }
   return {
     sessions,
-    mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
+    mailboxes: d.mailboxes.map(mailboxSnapshot),
     secrets: d.secrets.map((s) => ({ ...secretView(s), value: s.value })),
   };
 }
+
+/** A mailbox as the control plane shows it: the service's view plus the hidden connection state. */
+export const mailboxSnapshot = (m: StoredMailbox) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy });
 
 export function workspaceCounts(ws: Workspace) {
   const d = ws.data;
@@ -112,18 +115,7 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
     }
     sessions.push({ id: s.id, actions: s.actions, files: files.sort(compareFiles) });
   }
-  const mailboxes: StoredMailbox[] = snapshot.mailboxes.map((m: any) => ({
-    id: m.id,
-    email_address: m.email_address,
-    provider: m.provider ?? 'gmail',
-    healthy: m.healthy ?? m.connection_healthy,
-    authorized_scopes: m.authorized_scopes ?? [],
-    allow_all_senders: m.allow_all_senders ?? false,
-    allowed_sender_domains: m.allowed_sender_domains ?? [],
-    created_at: msOrNull(m.created_at) ?? now,
-    updated_at: msOrNull(m.updated_at) ?? now,
-    connection_healthy: m.connection_healthy,
-  }));
+  const mailboxes: StoredMailbox[] = snapshot.mailboxes.map((m: any) => mailboxRecord({ ...m, created_at: msOrNull(m.created_at), updated_at: msOrNull(m.updated_at) }, now));
   const secrets: StoredSecret[] = snapshot.secrets.map((s: any) => ({
     id: s.id,
     namespace: s.namespace,

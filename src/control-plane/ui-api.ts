@@ -4,16 +4,12 @@
  * content=false) and one session's files, paged (a session may hold 5,000), each marked expired
  * or not by the mock's clock. Public, documented operations — the page has no private endpoint.
  */
-import { DETAIL, HttpError } from '../errors/http-error.js';
-import { mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
-import { fileView, isExpired } from '../operations/session-files.js';
+import { fileView, isExpired, sessionOr404 } from '../operations/session-files.js';
 import { isoTime } from '../primitives/clock.js';
 import type { ControlHandlerMap } from './handler-types.js';
 import { json } from './runtime-handlers.js';
-
-/** The page size's bound; control-plane.openapi.json says it too (eov enforces it). */
-export const MAX_FILES_PAGE = 1000;
+import { mailboxSnapshot } from './snapshots.js';
 
 /** The inspector's read-only operations, routed by operationId like the rest of the control plane. */
 export const inspectorHandlers = {
@@ -30,7 +26,7 @@ export const inspectorHandlers = {
         files: s.files.length,
         expired_files: s.files.filter((f) => isExpired(f, now)).length,
       })),
-      mailboxes: d.mailboxes.map((m) => ({ ...mailboxView(m), connection_healthy: m.connection_healthy })),
+      mailboxes: d.mailboxes.map(mailboxSnapshot),
       // Metadata only, as the service's own secret listing: the value never leaves the store here.
       secrets: d.secrets.map(secretView),
     });
@@ -39,8 +35,7 @@ export const inspectorHandlers = {
   async listWorkspaceFiles({ path, query }, ctx) {
     const { offset, limit } = query as { offset: number; limit: number };
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    const session = ws.session(String(path.session_id));
-    if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
+    const session = sessionOr404(ws, String(path.session_id));
     const now = ctx.deps.clock.now();
     const items = session.files.slice(offset, offset + limit).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
     json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });

@@ -5,8 +5,8 @@
 import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
 import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
 import { sendSnapshot } from './snapshot-stream.js';
-import { mailboxView } from '../operations/mailboxes.js';
-import { fileView, storeUploadedFile } from '../operations/session-files.js';
+import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
+import { fileView, sessionOr404, storeUploadedFile } from '../operations/session-files.js';
 import type { Action } from '../store/types.js';
 import type { ControlHandlerMap } from './handler-types.js';
 import { json, noContent, unprocessable } from './runtime-handlers.js';
@@ -50,20 +50,9 @@ export const workspaceHandlers = {
     const ws = await ctx.deps.store.workspace(String(path.principal));
     const id = b.id ?? ws.newId('mbx');
     if (ws.mailbox(id)) throw new HttpError(409, `Mailbox ${id} exists`);
-    const now = ctx.deps.clock.now();
-    const healthy = b.healthy ?? true;
-    const mailbox = {
-      id,
-      email_address: b.email_address,
-      provider: b.provider,
-      healthy,
-      authorized_scopes: b.authorized_scopes ?? [],
-      allow_all_senders: b.allow_all_senders ?? false,
-      allowed_sender_domains: b.allowed_sender_domains ?? [],
-      created_at: now,
-      updated_at: now,
-      connection_healthy: healthy,
-    };
+    // Named fields only: the document allows others, which must not reach the record.
+    const { email_address, provider, healthy, authorized_scopes, allow_all_senders, allowed_sender_domains } = b;
+    const mailbox = mailboxRecord({ id, email_address, provider, healthy, authorized_scopes, allow_all_senders, allowed_sender_domains }, ctx.deps.clock.now());
     ws.addMailbox(mailbox);
     await ws.save();
     json(ctx, 201, mailboxView(mailbox));
@@ -81,8 +70,7 @@ export const workspaceHandlers = {
 
   async addSessionDownload({ path, upload }, ctx) {
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    const session = ws.session(String(path.session_id));
-    if (!session) throw new HttpError(404, DETAIL.sessionNotFound);
+    const session = sessionOr404(ws, String(path.session_id));
     const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
     json(ctx, 201, fileView(file));
   },

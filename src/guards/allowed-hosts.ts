@@ -28,7 +28,7 @@ export function parseAllowedHosts(text: string): string[] | null {
 }
 
 /** The name in a Host header: without the port, brackets or a trailing dot, lowercased. */
-export function hostName(host: string): string {
+function hostName(host: string): string {
   const h = host.trim().toLowerCase();
   const name = h.startsWith('[') ? h.slice(1, h.indexOf(']') < 0 ? undefined : h.indexOf(']')) : h.replace(/:\d*$/, '');
   return name.replace(/\.$/, '');
@@ -41,7 +41,7 @@ function isLoopback(name: string): boolean {
   return family !== 0 && LOOPBACK.check(unmapped(name), family === 6 && !name.startsWith('::ffff:') ? 'ipv6' : 'ipv4');
 }
 
-export function isAllowedHost(name: string, allowed: readonly string[], own: readonly string[]): boolean {
+function isAllowedHost(name: string, allowed: readonly string[], own: readonly string[]): boolean {
   if (name === 'localhost' || name.endsWith('.localhost') || isLoopback(name) || own.includes(name)) return true;
   return allowed.some((a) => a === '*' || a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))));
 }

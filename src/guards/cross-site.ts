@@ -18,7 +18,7 @@ export function isControlPlanePath(url: string | undefined): boolean {
 }
 
 /** Why a request is cross-site, or null when it is not. */
-export function crossSiteReason(headers: Request['headers']): string | null {
+function crossSiteReason(headers: Request['headers']): string | null {
   const site = headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
   const origin = headers.origin;

@@ -49,7 +49,7 @@ export function isJsonType(contentType: string | undefined): boolean {
 }
 
 /** Reads the whole body up to `limit` bytes; past it, a 413 (the connection is then closed). */
-export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -82,7 +82,7 @@ export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadB
     const raw = await readRaw(req, opts.maxJson ?? MAX_FORM_BODY);
     if (raw.length === 0) return { kind: 'none' };
     if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
-    return { kind: 'json', value: opts.parseJson ? await decodeJsonWith(opts.parseJson, raw) : decodeJson(raw) };
+    return { kind: 'json', value: await decodeJson(raw, opts.parseJson) };
   }
   if (mt === 'multipart/form-data') return readMultipart(req, contentType!, opts);
   if (mt === 'application/x-www-form-urlencoded') {
@@ -98,28 +98,22 @@ export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadB
   return { kind: 'form', fields: new Map(), discarded: [] };
 }
 
-function decodeJson(raw: Buffer): PyValue {
+/** Python's json.loads of a JSON body (or the caller's reader), its failures as FastAPI's 422 and 400. */
+async function decodeJson(raw: Buffer, parse?: (raw: Buffer) => Promise<PyValue>): Promise<PyValue> {
   try {
-    return pyJsonLoads(decodeJsonBytes(raw));
+    return parse ? await parse(raw) : pyJsonLoads(decodeJsonBytes(raw));
   } catch (e) {
-    throw jsonError(e);
+    if (e instanceof JsonDecodeError) throw validationError([err.jsonInvalid(e.pos, e.msg)]);
+    if (e instanceof JsonUndecodableError) throw new HttpError(400, DETAIL.bodyParseError);
+    throw e;
   }
 }
 
-async function decodeJsonWith(parse: (raw: Buffer) => Promise<PyValue>, raw: Buffer): Promise<PyValue> {
-  try {
-    return await parse(raw);
-  } catch (e) {
-    throw jsonError(e);
-  }
-}
-
-function jsonError(e: unknown): unknown {
-  {
-    if (e instanceof JsonDecodeError) return validationError([err.jsonInvalid(e.pos, e.msg)]);
-    if (e instanceof JsonUndecodableError) return new HttpError(400, DETAIL.bodyParseError);
-    return e;
-  }
+/** Removes the temporary blobs of a body: all of them, or once committed the parts not stored. */
+export async function discardBody(body: ParsedBody, blobs: BlobStore, committed = false) {
+  if (body.kind !== 'form') return;
+  if (!committed) for (const f of body.fields.values()) if (f.type === 'file') await blobs.discard(f.upload.blob.temp);
+  for (const b of body.discarded) await blobs.discard(b.temp);
 }
 
 /** Non-file fields of one form, together (chosen; see README Limits): past either, a 413. */

@@ -45,7 +45,7 @@ function parseParams(s: string): Map<string, string> {
 }
 
 /** What Starlette reads from one part's header block. */
-export function readPartHeaders(block: Buffer): PartInfo {
+function readPartHeaders(block: Buffer): PartInfo {
   let disposition: string | undefined;
   let contentType: string | undefined;
   for (const line of utf8.decode(block).split('\r\n')) {

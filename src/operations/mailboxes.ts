@@ -1,7 +1,7 @@
 /** Connected mailboxes: list, get, update sender rules, sync, delete (CONTRACT §1, §2). */
 import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
-import type { StoredMailbox } from '../store/types.js';
+import type { MailboxProvider, StoredMailbox } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
 import { workspaceOf, type Handler } from './types.js';
 
@@ -16,6 +16,38 @@ export function mailboxView(m: StoredMailbox) {
     allowed_sender_domains: m.allowed_sender_domains,
     created_at: m.created_at === null ? null : isoTime(m.created_at),
     updated_at: m.updated_at === null ? null : isoTime(m.updated_at),
+  };
+}
+
+/** What a mailbox may be given from outside the service: the control plane's connect, a snapshot. */
+export interface MailboxFields {
+  id: string;
+  email_address: string;
+  provider: MailboxProvider;
+  healthy?: boolean;
+  /** The provider connection's state; without it, `healthy` (else healthy). */
+  connection_healthy?: boolean;
+  authorized_scopes?: string[];
+  allow_all_senders?: boolean;
+  allowed_sender_domains?: string[];
+  created_at?: number | null;
+  updated_at?: number | null;
+}
+
+/** A stored mailbox from given fields, the rest defaulted; times not given are `now`. */
+export function mailboxRecord(m: MailboxFields, now: number): StoredMailbox {
+  const connection = m.connection_healthy ?? m.healthy ?? true;
+  return {
+    id: m.id,
+    email_address: m.email_address,
+    provider: m.provider,
+    healthy: m.healthy ?? connection,
+    authorized_scopes: m.authorized_scopes ?? [],
+    allow_all_senders: m.allow_all_senders ?? false,
+    allowed_sender_domains: m.allowed_sender_domains ?? [],
+    created_at: m.created_at ?? now,
+    updated_at: m.updated_at ?? now,
+    connection_healthy: connection,
   };
 }
 

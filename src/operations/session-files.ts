@@ -24,7 +24,8 @@ export function fileView(f: StoredFile) {
   };
 }
 
-function sessionOr404(ws: Workspace, id: string): StoredSession {
+/** The session, or the service's 404 `Session not found`. */
+export function sessionOr404(ws: Workspace, id: string): StoredSession {
   const s = ws.session(id);
   if (!s) throw notFound(DETAIL.sessionNotFound);
   return s;

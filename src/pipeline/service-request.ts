@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { authenticate, type AuthContext } from '../auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
-import { readBody, type ParsedBody } from '../http/body.js';
+import { discardBody, readBody, type ParsedBody } from '../http/body.js';
+import { requestHost, splitTarget } from '../http/request-target.js';
 import type { Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
 import { handlerFor, type HandlerMap, type OperationConfig, type Reply } from '../operations/types.js';
@@ -97,25 +98,16 @@ function quoteLocation(url: string): string {
     .join('');
 }
 
-/** Removes the temporary blobs of a body: all of them, or once committed the parts not stored. */
-export async function discardBody(body: ParsedBody, store: Store, committed = false) {
-  if (body.kind !== 'form') return;
-  if (!committed) for (const f of body.fields.values()) if (f.type === 'file') await store.blobs.discard(f.upload.blob.temp);
-  for (const b of body.discarded) await store.blobs.discard(b.temp);
-}
-
 /** Handles one service request; returns false when the path is not the service's. */
 export async function handleServiceRequest(req: IncomingMessage, res: ServerResponse, deps: PipelineDeps, facts: RequestFacts): Promise<boolean> {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const rawPath = q < 0 ? url : url.slice(0, q);
-  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  const target = splitTarget(req.url ?? '/');
+  const rawPath = target.path;
+  const rawQuery = target.query ?? '';
   const route = matchRoute(deps.operations, req.method ?? 'GET', rawPath);
 
   if (route.kind === 'not-found') return false;
   if (route.kind === 'redirect') {
-    const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
-    const location = quoteLocation(`http://${host}${route.path}${rawQuery ? `?${rawQuery}` : ''}`);
+    const location = quoteLocation(`http://${requestHost(req)}${route.path}${rawQuery ? `?${rawQuery}` : ''}`);
     res.writeHead(307, { Location: location, 'Content-Length': '0' });
     res.end();
     return true;
@@ -186,7 +178,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     sendError(res, e);
   } finally {
     // The upload that was stored is committed (renamed); anything else parsed is dropped.
-    await discardBody(body, deps.store, committed);
+    await discardBody(body, deps.store.blobs, committed);
   }
   return true;
 }

@@ -5,16 +5,14 @@
  * problem of an answer collected. A problem's `got` names a type or a shape, never a value, so
  * secret values, tokens and uploaded bytes cannot reach a drift record or the log.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Logger } from 'pino';
 import { isoTime, type Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
+import { createAjv } from '../primitives/ajv.js';
 import { typeName, type DriftProblem } from './drift-problem.js';
 
 export { typeName, type DriftProblem };
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
 export interface DriftRecord {
   /** `service`: a real answer left the document; `client`: a request the document forbids. */
@@ -99,12 +97,11 @@ const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0].trim().to
 
 export class DriftLog {
   #records = new Map<string, DriftRecord>();
-  #ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true });
+  #ajv = createAjv({ allErrors: true, verbose: true });
   #validators = new Map<string, ValidateFunction>();
   #responses = new Map<string, Record<string, any>>();
 
   constructor(document: OpenApiDocument, private readonly clock: Clock, private readonly logger: Logger) {
-    addFormats(this.#ajv);
     this.#ajv.addSchema({ $id: 'strict', components: strictCopy(document.components) });
     for (const item of Object.values(document.paths as Record<string, any>)) for (const op of Object.values(item as Record<string, any>)) this.#responses.set(op.operationId, op.responses ?? {});
   }

@@ -39,7 +39,7 @@ export function parseUpstream(text: string, timeoutSeconds: number): Upstream {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** The end-to-end headers: hop-by-hop ones and those a Connection header names are dropped. */
-export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean));
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !named.has(k)) out[k] = v;
@@ -49,12 +49,12 @@ export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeade
 /** Codes Node gives to certificate and handshake failures. */
 const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|HOSTNAME_MISMATCH$|ERR_OSSL_)/;
 
-export class UpstreamTimeout extends Error {
+class UpstreamTimeout extends Error {
   readonly code = 'UPSTREAM_TIMEOUT';
 }
 
 /** The status and one-line detail an upstream failure is answered with. */
-export function upstreamFailure(upstream: Upstream, error: NodeJS.ErrnoException): { status: 502 | 504; detail: string } {
+function upstreamFailure(upstream: Upstream, error: NodeJS.ErrnoException): { status: 502 | 504; detail: string } {
   if (error instanceof UpstreamTimeout) return { status: 504, detail: `upstream ${upstream.origin} sent nothing for ${upstream.timeoutMs / 1000} s (--upstream-timeout)` };
   const code = error.code ?? 'ERROR';
   if (code.startsWith('HPE_')) return { status: 502, detail: `upstream ${upstream.origin} sent an answer that is not valid HTTP: ${code}` };

@@ -34,7 +34,7 @@ export interface Observed {
 }
 
 /** A secret value the recording may hold: one that gives the same key_hint (values are not kept). */
-export function placeholderValue(keyHint: string): string {
+function placeholderValue(keyHint: string): string {
   const m = /^(.+)\*\*\*$/u.exec(keyHint);
   return m && keyHint !== '***' ? `${m[1]}-not-recorded` : 'unrec';
 }

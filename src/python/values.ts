@@ -87,12 +87,6 @@ export function fromPlain(v: unknown): PyValue {
   return m;
 }
 
-/** Python's `str.isspace()` characters: what `str.strip()` removes. */
-const PY_SPACE = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
-export function pyStrip(s: string): string {
-  return s.replace(PY_SPACE, '');
-}
-
 /** `len(s)` in Python: code points, not UTF-16 units. */
 export function pyLen(s: string): number {
   let n = 0;

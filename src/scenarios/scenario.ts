@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
-import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { createAjv } from '../primitives/ajv.js';
 import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../package-root.js';
 import { keyHint } from '../store/secret-rules.js';
@@ -70,14 +70,7 @@ export class ScenarioSchema {
 
   /** The first problem with `data`, or null when it is a valid scenario file. */
   check(data: unknown) {
-    if (!this.#validator) {
-      const require = createRequire(import.meta.url);
-      const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-      const addFormats = require('ajv-formats') as (ajv: Ajv2020) => void;
-      const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
-      addFormats(ajv);
-      this.#validator = ajv.compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
-    }
+    this.#validator ??= createAjv({ allErrors: false, validateSchema: false }).compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
     return this.#validator(data) ? null : this.#validator.errors![0];
   }
 }

@@ -11,10 +11,11 @@
  * directory without it that holds any of these names (or a symlink among them) is refused.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlobStore } from './blobs.js';
 import { DataDirLock } from './data-dir-lock.js';
+import { readDataFile } from './read-data-file.js';
 import { StartupError } from './startup-error.js';
 import { DATA_FORMAT } from './types.js';
 
@@ -67,12 +68,7 @@ export class DataDir {
       }
       return null;
     }
-    let meta: any;
-    try {
-      meta = JSON.parse(readFileSync(this.metaFile, 'utf8'));
-    } catch (e) {
-      throw new StartupError(`data file ${this.metaFile} is not valid JSON (${(e as Error).message.split('\n')[0]}); fix or remove it, or choose another --data-dir`);
-    }
+    const meta: any = readDataFile(this.metaFile, 'fix or remove it, or choose another --data-dir', (m) => new StartupError(m));
     if (!meta || typeof meta !== 'object' || typeof meta.scenario !== 'string' || typeof meta.seed !== 'number' || typeof meta.signing_key !== 'string') {
       throw new StartupError(`data file ${this.metaFile} is not a cloud-browser-mock meta file; remove it or choose another --data-dir`);
     }
@@ -190,7 +186,7 @@ export function tempNameFor(file: string): string {
   return `${file.slice(0, slash + 1)}.${file.slice(slash + 1)}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
-export function writeFileAtomically(file: string, text: string): void {
+function writeFileAtomically(file: string, text: string): void {
   const temp = tempNameFor(file);
   try {
     const fd = openSync(temp, 'wx', 0o600);

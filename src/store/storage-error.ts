@@ -7,7 +7,7 @@ import { HttpError } from '../errors/http-error.js';
 
 export const STORAGE_FULL_DETAIL = 'Insufficient storage: the mock could not write to its data directory (disk full); nothing was stored';
 
-export function isStorageFull(e: unknown): boolean {
+function isStorageFull(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | null)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT';
 }

@@ -52,8 +52,11 @@ export class Store {
   /** Resets under way, by principal, and of everything: new uses of a workspace wait for them. */
   #resetting = new Map<string, Promise<void>>();
   #resettingAll: Promise<void> | null = null;
-  /** The JSON text of every stored record, shared by all workspaces (records are immutable). */
-  readonly #texts: TextCache = new WeakMap();
+  /**
+   * The JSON text of every frozen value: stored records, shared by all workspaces, and the replies
+   * made of them (a listed file's view), which the pipeline writes with the same serializer.
+   */
+  readonly texts: TextCache = new WeakMap();
   readonly #opts: StoreOptions;
   readonly #disk: OnDisk | null;
   readonly #memoryDir: string | null;
@@ -158,7 +161,7 @@ export class Store {
 
   #open(principal: string): Promise<Workspace> {
     return openWorkspace(
-      { blobs: this.blobs, texts: this.#texts, seed: this.#seed, warn: this.#opts.warn },
+      { blobs: this.blobs, texts: this.texts, seed: this.#seed, warn: this.#opts.warn },
       { principal, wsDir: this.#wsDir(), base: this.#base, keep: (view) => this.#cache.keep(principal, view) },
     );
   }

@@ -2,7 +2,7 @@
 import { loadScenario, type LoadedScenario, type ScenarioSchema } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
 import { StartupError } from './startup-error.js';
-import type { WorkspaceData } from './types.js';
+import type { StoredSession, WorkspaceData } from './types.js';
 
 export function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): LoadedScenario {
   try {
@@ -13,15 +13,22 @@ export function loadScenarioOrStop(ref: string, now: number, cwd: string | undef
   }
 }
 
-/** Freezes the template's records (not its lists), which workspaces then share. */
+/** Freezes a session's records: its actions and each file (not the file list, which grows). */
+export function freezeSession(session: StoredSession): void {
+  deepFreeze(session.actions);
+  for (const f of session.files) deepFreeze(f);
+}
+
+/** Freezes a document's records (not its lists), so that workspaces can share them. */
+export function freezeRecords(data: Pick<WorkspaceData, 'sessions' | 'mailboxes' | 'secrets'>): void {
+  for (const s of data.sessions) freezeSession(s);
+  for (const m of data.mailboxes) deepFreeze(m);
+  for (const s of data.secrets) deepFreeze(s);
+}
+
+/** The scenario with its template's records frozen, which workspaces then share. */
 export function freezeTemplate(scenario: LoadedScenario): LoadedScenario {
-  const t = scenario.template;
-  for (const s of t.sessions) {
-    deepFreeze(s.actions);
-    for (const f of s.files) deepFreeze(f);
-  }
-  for (const m of t.mailboxes) deepFreeze(m);
-  for (const s of t.secrets) deepFreeze(s);
+  freezeRecords(scenario.template);
   return scenario;
 }
 

@@ -17,8 +17,7 @@ import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
 import { SessionFileIndex } from './file-index.js';
 import { asStorageError } from './storage-error.js';
-import { deepFreeze } from './json-text.js';
-import { documentFrom } from './template.js';
+import { documentFrom, freezeRecords } from './template.js';
 import type { StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
@@ -144,12 +143,7 @@ export class WorkspaceDocument {
   /** Rebuilds the indexes (and freezes the records) after the document was replaced wholesale. */
   reindex(): void {
     const data = this.db.data;
-    for (const s of data.sessions) {
-      deepFreeze(s.actions);
-      for (const f of s.files) deepFreeze(f);
-    }
-    for (const m of data.mailboxes) deepFreeze(m);
-    for (const s of data.secrets) deepFreeze(s);
+    freezeRecords(data);
     this.sessionIndex = new Map(data.sessions.map((s) => [s.id, { session: s, files: new SessionFileIndex(s.files) }]));
     // Should a document hold a name twice in a namespace, the first one is the secret.
     this.secretIndex = new Map();

@@ -1,8 +1,9 @@
 /** Workspace files: their names, and reading one back (checked, never repaired silently). */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from '../errors/http-error.js';
+import { readDataFile } from './read-data-file.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
 
 /**
@@ -25,12 +26,7 @@ export function workspaceFileName(principal: string): string {
  * use, not at start-up, so the mock still starts and serves everyone else).
  */
 export function readWorkspaceFile(file: string): WorkspaceData {
-  let data: any;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw broken(`data file ${file} is not valid JSON (${(e as Error).message.split('\n')[0]}); it was left untouched — fix or remove it, or restart with --reset-data`);
-  }
+  const data: any = readDataFile(file, 'it was left untouched — fix or remove it, or restart with --reset-data', broken);
   const ok =
     data && typeof data === 'object' && typeof data.principal === 'string' && Number.isInteger(data.next_id) &&
     Array.isArray(data.sessions) && Array.isArray(data.mailboxes) && Array.isArray(data.secrets);

@@ -7,6 +7,7 @@
 import { SessionFileIndex, type FilePage } from './file-index.js';
 import { deepFreeze } from './json-text.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession } from './types.js';
+import { freezeSession } from './template.js';
 import { secretKey, WorkspaceDocument } from './workspace-document.js';
 
 export type { IdPrefix, ViewOf, WorkspacePlace } from './workspace-document.js';
@@ -20,8 +21,7 @@ export class Workspace extends WorkspaceDocument {
 
   addSession(session: StoredSession): void {
     this.own();
-    deepFreeze(session.actions);
-    for (const f of session.files) deepFreeze(f);
+    freezeSession(session);
     this.db.data.sessions.push(session);
     this.sessionIndex.set(session.id, { session, files: new SessionFileIndex(session.files) });
   }

@@ -6,6 +6,7 @@
  * be copied next to the compiled code (package files, Dockerfile and tarball test stay as they are).
  */
 import { Router, type Request, type Response } from 'express';
+import { escapeMarkup } from '../primitives/markup.js';
 import * as core from './inspector-core.js';
 import * as panels from './inspector-panels.js';
 import * as requests from './inspector-requests.js';
@@ -41,8 +42,6 @@ form.grid label{display:flex;flex-direction:column;gap:.1rem}form.grid .wide{gri
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The browser code: every function the inspector-*.ts files export, then the start-up call. */
 function script(): string {
   const fns = [core, requests, workspaces, panels].flatMap((m) => Object.values(m).filter((v): v is (...a: unknown[]) => unknown => typeof v === 'function'));
@@ -54,13 +53,13 @@ function script(): string {
   return source;
 }
 
-export function inspectorPage(title: string, adminTokenRequired: boolean): string {
+function inspectorPage(title: string, adminTokenRequired: boolean): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Inspector — ${escapeHtml(title)}</title>
+<title>Inspector — ${escapeMarkup(title)}</title>
 <link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>

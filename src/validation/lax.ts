@@ -18,7 +18,7 @@ const I64_MAX = 2n ** 63n - 1n;
 type Out = unknown | typeof invalid;
 
 /** pydantic-core's `str_as_int`: trimmed, optional sign, `_` between digits, `.0…` allowed. */
-export function parseIntString(raw: string): bigint | 'size' | null {
+function parseIntString(raw: string): bigint | 'size' | null {
   const s = raw.replace(RUST_WS, '');
   if (s.length > 4300) return 'size';
   const m = INT.test(s) ? s : INT_DOT_ZEROS.exec(s)?.[1];
@@ -26,7 +26,7 @@ export function parseIntString(raw: string): bigint | 'size' | null {
 }
 
 /** pydantic-core's `str_as_bool`: case-insensitive spellings, no trimming. */
-export function parseBoolString(s: string): boolean | null {
+function parseBoolString(s: string): boolean | null {
   const l = s.toLowerCase();
   if (TRUE.has(l)) return true;
   if (FALSE.has(l)) return false;

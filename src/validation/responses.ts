@@ -3,11 +3,9 @@
  * control-plane.openapi.json for /__mock), so the mock cannot drift from its own contracts. On in
  * the test suite; a switch in the CLI (--validate-responses). Ajv is the one eov brings.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+import { createAjv } from '../primitives/ajv.js';
 
 export class ResponseValidationError extends Error {}
 
@@ -15,8 +13,7 @@ export type ResponseValidator = (op: Operation, status: number, contentType: str
 
 /** `name` is how a mismatch names the document (openapi.json, control-plane.openapi.json). */
 export function createResponseValidator(doc: OpenApiDocument, name = 'openapi.json'): ResponseValidator {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = createAjv({ allErrors: true });
   ajv.addSchema({ $id: 'openapi', components: doc.components });
   const cache = new Map<string, ValidateFunction | null>();
   const pathOf = new Map<string, any>();

@@ -31,7 +31,7 @@ export function isPlainIdentifier(s: string): boolean {
 }
 
 /** The words of a key: accents dropped, camelCase split, anything but ASCII letters and digits separates. */
-export function keyWords(key: string): string[] {
+function keyWords(key: string): string[] {
   return key
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

@@ -33,7 +33,7 @@ export function shapeOf(v: unknown): Shape {
 }
 
 /** The least shape that accepts what both accept (with `any` where they have nothing in common). */
-export function merge(a: Shape, b: Shape): Shape {
+function merge(a: Shape, b: Shape): Shape {
   if (a.kind === 'empty') return b;
   if (b.kind === 'empty') return a;
   if (a.kind === 'null') return optional(b);

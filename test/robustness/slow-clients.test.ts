@@ -5,12 +5,11 @@
  * the cap derived from the process's descriptor limit unless given.
  */
 import { afterEach, expect, test } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, startCli, type RunningCli } from '../cli-process.js';
+import { startCli, type CliOptions, type RunningCli } from '../cli-process.js';
 import { rawRequest } from '../helpers.js';
 
 const started: { cli: RunningCli; dir: string }[] = [];
@@ -24,9 +23,9 @@ afterEach(async () => {
   }
 });
 
-async function run(args: string[], env?: Record<string, string>): Promise<RunningCli> {
+async function run(args: string[], env?: Record<string, string>, more: Partial<CliOptions> = {}): Promise<RunningCli> {
   const dir = mkdtempSync(join(tmpdir(), 'cbm-slow-'));
-  const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'silent', ...args], { cwd: dir, env });
+  const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'silent', ...args], { cwd: dir, env, ...more });
   started.push({ cli, dir });
   return cli;
 }
@@ -116,19 +115,7 @@ test('connections over --max-connections get 503 with Retry-After, and the mock 
 
 const linux = process.platform === 'linux';
 (linux ? test : test.skip)('by default the cap follows the descriptor limit: with ulimit -n 200, the 80th connection gets 503 (not a dropped socket)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cbm-slow-'));
-  const child = spawn('sh', ['-c', `ulimit -n 200 && exec "${process.execPath}" "${CLI}" --port 0 --in-memory --log-level silent`], { cwd: dir, env: { PATH: process.env.PATH } });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-  });
-  started.push({ cli: { child, url, output: () => out, exited, rss: () => 0 }, dir });
+  const { url } = await run([], undefined, { descriptorLimit: 200 });
   for (let i = 0; i < 79; i++) (await open(url)).socket.write(dripHead(1000));
   const over = await rawRequest(url, { method: 'GET', path: '/health', headers: { Connection: 'close' } });
   expect(over.status).toBe(503);

@@ -21,6 +21,22 @@ const linux = process.platform === 'linux';
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
+// The in-process mock of the test under way and its data directory: closed and removed after it.
+let mock: MockServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await mock?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  mock = undefined;
+  dir = undefined;
+});
+
+/** Stops the mock and starts another on the same data directory. */
+async function restart(options: Parameters<typeof testServer>[0]): Promise<MockServer> {
+  await mock!.close();
+  return (mock = await testServer({ dataDir: dir, ...options }));
+}
+
 describe('on the running CLI with --scenario paging', () => {
   let cli: RunningCli;
   let dir: string;
@@ -67,15 +83,6 @@ describe('on the running CLI with --scenario paging', () => {
 });
 
 describe('past the in-memory bound', () => {
-  let mock: MockServer | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await mock?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    mock = undefined;
-    dir = undefined;
-  });
-
   const put = (m: MockServer, token: string, name: string) =>
     rawRequest(m.url, { method: 'POST', path: '/secrets', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name, value: `value-of-${token}` }) });
   const get = async (m: MockServer, token: string, name: string) =>
@@ -114,15 +121,6 @@ describe('past the in-memory bound', () => {
 });
 
 describe('letting go never loses what is under way', () => {
-  let mock: MockServer | undefined;
-  let dir: string | undefined;
-  afterEach(async () => {
-    await mock?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    mock = undefined;
-    dir = undefined;
-  });
-
   const json = (token: string, body: unknown) => ({ method: 'POST', path: '/secrets', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
   test.each([
@@ -183,8 +181,7 @@ describe('letting go never loses what is under way', () => {
     }
     const names = async () => JSON.parse((await rawRequest(mock!.url, { method: 'GET', path: '/secrets', headers: bearer('A') })).text).items.map((s: { name: string }) => s.name);
     expect(await names()).toEqual(expect.arrayContaining(acknowledged));
-    await mock.close();
-    mock = await testServer({ dataDir: dir, scenario: 'paging', workspacesInMemory: 1 });
+    await restart({ scenario: 'paging', workspacesInMemory: 1 });
     expect(await names()).toEqual(expect.arrayContaining(acknowledged));
   }, 120_000);
 
@@ -197,8 +194,7 @@ describe('letting go never loses what is under way', () => {
     expect((await rawRequest(mock.url, { method: 'POST', path: `/__mock/reset?principal=${encodeURIComponent(principal)}` })).status).toBe(204);
     const read = (t: string) => rawRequest(mock!.url, { method: 'GET', path: '/secrets/MINE?namespace=function_env', headers: bearer(t) });
     expect([(await read('a')).status, (await read('b')).status, (await read('c')).status]).toEqual([404, 200, 200]);
-    await mock.close();
-    mock = await testServer({ dataDir: dir, workspacesInMemory: 1 });
+    await restart({ workspacesInMemory: 1 });
     expect([(await read('a')).status, (await read('b')).status, (await read('c')).status]).toEqual([404, 200, 200]);
   });
 });
