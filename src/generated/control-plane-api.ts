@@ -303,6 +303,8 @@ export interface Schemas {
     /** The file's bytes; its part's filename and Content-Type become the file's */
     file: string;
   };
+  /** A 422: a list of Pydantic-style errors when the request breaks this document (as the service's 422s), or one string naming what is wrong when a well-formed request asks for something that cannot be (an unknown scenario or operationId, a duplicate id, an impossible clock change). */
+  ControlValidationError: Schemas["HTTPValidationError"] | Schemas["HTTPError"];
 }
 
 export interface Operations {
@@ -342,7 +344,7 @@ export interface Operations {
       };
       /** Validation error, or a token --auth strict would refuse */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -364,7 +366,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -429,7 +431,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -458,7 +460,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -487,7 +489,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -517,7 +519,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -555,7 +557,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -588,7 +590,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -622,7 +624,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -678,7 +680,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -718,7 +720,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -801,7 +803,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };
@@ -826,7 +828,7 @@ export interface Operations {
       };
       /** Validation error */
       422: {
-        "application/json": Schemas["HTTPValidationError"];
+        "application/json": Schemas["ControlValidationError"];
       };
     };
   };

@@ -36,9 +36,18 @@ function hostName(host: string): string {
 
 const unmapped = (address: string | undefined) => (address ?? '').toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
 
+/** Answers for the few names a run sees (BlockList.check was ~2% of a listing's CPU); bounded, as Host is the client's. */
+const loopbackMemo = new Map<string, boolean>();
+
 function isLoopback(name: string): boolean {
-  const family = isIP(name);
-  return family !== 0 && LOOPBACK.check(unmapped(name), family === 6 && !name.startsWith('::ffff:') ? 'ipv6' : 'ipv4');
+  let loopback = loopbackMemo.get(name);
+  if (loopback === undefined) {
+    const family = isIP(name);
+    loopback = family !== 0 && LOOPBACK.check(unmapped(name), family === 6 && !name.startsWith('::ffff:') ? 'ipv6' : 'ipv4');
+    if (loopbackMemo.size >= 256) loopbackMemo.clear();
+    loopbackMemo.set(name, loopback);
+  }
+  return loopback;
 }
 
 function isAllowedHost(name: string, allowed: readonly string[], own: readonly string[]): boolean {
