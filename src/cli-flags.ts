@@ -135,7 +135,7 @@ export const FLAGS: Record<string, FlagSpec> = {
     set: (o, v) => (LOG_LEVELS.includes(String(v)) ? void (o.logLevel = String(v)) : `must be one of ${LOG_LEVELS.join(', ')}`),
   },
   'validate-responses': {
-    help: 'check every response against openapi.json (slower; on in the test suite)',
+    help: 'check every response against openapi.json (control-plane answers against control-plane.openapi.json; slower; on in the test suite)',
     set: (o, v) => void (o.validateResponses = v === true),
   },
   upstream: {

@@ -21,7 +21,7 @@ export interface MockOptions {
   tokenTtlSeconds?: number;
   /** Upload limit in bytes. Default 100 MiB. */
   maxUploadBytes?: number;
-  /** Validate every response against openapi.json (a mismatch becomes a 500 and is logged). */
+  /** Validate every response against openapi.json, and /__mock answers against control-plane.openapi.json (a mismatch becomes a 500 and is logged). */
   validateResponses?: boolean;
   /** pino level: fatal, error, warn, info (default), debug, trace, silent. */
   logLevel?: string;

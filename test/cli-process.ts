@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ROOT } from './helpers.js';
 
 export const CLI = join(ROOT, 'dist', 'bin', 'cli.js');
+const CLI_PATH = CLI;
 
 export interface RunningCli {
   child: ChildProcess;
@@ -24,6 +25,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Starts it under `ulimit -n` with this many descriptors (a shell runs the limit, then execs node). */
   descriptorLimit?: number;
+  /** The built command to run: this repository's by default, or a copy of it elsewhere. */
+  command?: string;
 }
 
 /** Runs the CLI to its end (start-up problems, --help), with the same environment as startCli. */
@@ -33,6 +36,7 @@ export function runCli(args: string[], opts: CliOptions & Pick<SpawnSyncOptions,
 
 export function startCli(args: string[], opts: CliOptions): Promise<RunningCli> {
   const env = { PATH: process.env.PATH, ...opts.env };
+  const CLI = opts.command ?? CLI_PATH;
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
   const child = opts.descriptorLimit === undefined ? spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env }) : spawn('sh', ['-c', `ulimit -n ${opts.descriptorLimit} && exec ${quoted}`], { cwd: opts.cwd, env });
   let out = '';
