@@ -20,11 +20,15 @@ test('SIGTERM during in-flight requests: they complete, new connections are refu
   const auth = { Authorization: 'Bearer shutdown' };
   expect((await fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ name: 'BEFORE', value: 'before-value' }) })).status).toBe(201);
   // Two slow requests: a read and a write, both still running when the signal arrives.
-  const slowRead = fetch(`${cli.url}/mailboxes`, { headers: { ...auth, Prefer: 'delay=800' } });
-  const slowWrite = fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json, Prefer: 'delay=800' }, body: JSON.stringify({ name: 'DURING', value: 'during-value' }) });
-  await new Promise((r) => setTimeout(r, 200));
+  const slowRead = fetch(`${cli.url}/mailboxes`, { headers: { ...auth, Prefer: 'delay=2000' } });
+  const slowWrite = fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json, Prefer: 'delay=2000' }, body: JSON.stringify({ name: 'DURING', value: 'during-value' }) });
+  // Time for both to reach the server (nothing announces an arrival); the stopping line below
+  // confirms they had: it counts the requests the shutdown waits for.
+  await new Promise((r) => setTimeout(r, 500));
   cli.child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 100));
+  // The listener is closed in the same turn as this line is printed.
+  await cli.waitFor(/stopping/);
+  expect(cli.output()).toMatch(/stopping: waiting for 2 requests/);
   await expect(fetch(`${cli.url}/health`)).rejects.toThrow();
   expect((await slowRead).status).toBe(200);
   expect((await slowWrite).status).toBe(201);
