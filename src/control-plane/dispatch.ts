@@ -43,11 +43,7 @@ export const MAX_CONTROL_BODY = 1024 * 1024;
 /** One handler per operationId of control-plane.openapi.json, by concern: a missing one fails to compile. */
 const handlers: ControlHandlerMap = { ...runtimeHandlers, ...workspaceHandlers, ...inspectorHandlers };
 
-export interface ControlPlane {
-  (req: Request, res: Response, next: NextFunction): Promise<void>;
-  /** Compiles the document's validators (after listen). */
-  warm(stopped?: () => boolean): Promise<void>;
-}
+export type ControlPlane = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
 /**
  * --validate-responses for /__mock: each answer is held until complete and checked against
@@ -112,5 +108,5 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
       await discardBody(body, deps.store.blobs, committed);
     }
   };
-  return Object.assign(dispatch, { warm: (stopped?: () => boolean) => validator.warm(stopped) });
+  return dispatch;
 }

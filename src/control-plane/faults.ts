@@ -5,31 +5,12 @@
  * connection without an answer.
  */
 import { STATUS_CODES } from 'node:http';
+import type { Schemas } from '../generated/control-plane-api.js';
 import { editDistance } from './near-miss.js';
 
-export interface FaultSpec {
-  operationId: string;
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  delay_ms?: number;
-  times?: number;
-  probability?: number;
-  principal?: string;
-}
-
-export interface Fault extends Required<Pick<FaultSpec, 'operationId' | 'status'>> {
-  id: string;
-  body: unknown;
-  headers: Record<string, string>;
-  delay_ms: number;
-  /** Answers left; null: until deleted. */
-  times: number | null;
-  probability: number;
-  principal: string | null;
-  /** How often it has fired. */
-  hits: number;
-}
+/** What `POST /__mock/faults` takes and a fault is, as control-plane.openapi.json says (generated). */
+export type FaultSpec = Schemas['FaultRequest'];
+export type Fault = Schemas['Fault'];
 
 /** mulberry32: a small seeded PRNG, so probabilistic faults repeat with the same --seed. */
 function prng(seed: number): () => number {

@@ -5,22 +5,11 @@
  * and by bytes, and each body is kept as a small summary (see body-summary.ts), so no request,
  * however large or however many, can make it outgrow its budget.
  */
+import type { Schemas } from '../generated/control-plane-api.js';
 import { isoTime } from '../primitives/clock.js';
 
-export interface JournalEntry {
-  id: string;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  operationId: string | null;
-  principal: string | null;
-  status: number;
-  duration_ms: number;
-  body: unknown;
-  /** Only on unmatched requests (operationId null): the closest documented route for a 404/405, else null. */
-  hint?: string | null;
-}
+/** One journal entry, as control-plane.openapi.json describes it (generated). */
+export type JournalEntry = Schemas['JournalEntry'];
 
 export interface JournalFilter {
   operationId?: string;

@@ -12,7 +12,7 @@ import type { OpenApiDocument, Operation } from '../openapi.js';
 import { createAjv } from '../primitives/ajv.js';
 import { typeName, type DriftProblem } from './drift-problem.js';
 
-export { typeName, type DriftProblem };
+export type { DriftProblem };
 
 export interface DriftRecord {
   /** `service`: a real answer left the document; `client`: a request the document forbids. */
