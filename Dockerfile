@@ -10,13 +10,7 @@ WORKDIR /app
 # Scarf (a dependency of swagger-ui-dist) reports installs over the network; there is no need.
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-# `npm ci` refuses a lock file that lacks other platforms' optional binaries, which this lock file
-# does (its registry mirror does not serve them); then `npm install --no-save` installs the same
-# locked versions without touching the lock file. Any other failure stops the build. (As .ci/run.)
-RUN if ! npm ci --no-audit --no-fund 2>/tmp/npm-ci.err; then \
-      grep -q 'Missing: .* from lock file' /tmp/npm-ci.err || { cat /tmp/npm-ci.err >&2; exit 1; }; \
-      npm install --no-save --no-audit --no-fund; \
-    fi
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts/build-cli.mjs ./scripts/
@@ -28,10 +22,7 @@ FROM node:22-bookworm-slim AS prod-deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN if ! npm ci --omit=dev --no-audit --no-fund 2>/tmp/npm-ci.err; then \
-      grep -q 'Missing: .* from lock file' /tmp/npm-ci.err || { cat /tmp/npm-ci.err >&2; exit 1; }; \
-      npm install --omit=dev --no-save --no-audit --no-fund; \
-    fi \
+RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force \
  && rm -f node_modules/swagger-ui-dist/swagger-ui-es-bundle* node_modules/swagger-ui-dist/swagger-ui.js*
 # (/docs serves swagger-ui-bundle.js; the ES-module and plain builds of Swagger UI, 7 MB with
