@@ -103,7 +103,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'max-connections': {
     value: 'N',
-    help: 'connections over this many at once get 503 with Retry-After (default: half of the open-files limit less 64)',
+    help: 'connections over this many at once get 503 with Retry-After and are closed within ~1 s (default: half of the open-files limit less 64)',
     set: (o, v) => (/^\d+$/.test(String(v)) && Number(v) >= 1 ? void (o.maxConnections = Number(v)) : 'must be a whole number of connections, 1 or more'),
   },
   'admin-token': {

@@ -59,7 +59,9 @@ export interface MockOptions {
   bodyIdleTimeoutMs?: number;
   /**
    * startMockServer and the CLI: connections over this many at once have their requests answered
-   * 503 with Retry-After. Default: half of the descriptor limit less 64 (see server-limits.ts).
+   * 503 with Retry-After as soon as their headers are in, and are closed within about a second.
+   * Default: half of the descriptor limit less 64 (see server-limits.ts). The hard ceiling, past
+   * which connections are dropped at accept, is the descriptor limit less 64.
    */
   maxConnections?: number;
   /**

@@ -1,0 +1,223 @@
+/**
+ * A flood of slow connections cannot exhaust the running CLI's descriptors, and /health keeps
+ * answering through it (issue 24). The CLI runs under `ulimit -n 1024`; the attacker opens its
+ * connections at once and never reopens one that closes: 1,100 that send a request's headers and
+ * then drip its body a byte every 2 s, or 2,000 that drip their headers. Meanwhile /health is
+ * probed from a fresh connection every 250 ms and /proc/<pid>/fd is counted.
+ *
+ * What is asserted: descriptors stay below the limit throughout; at least 98% of the probes get
+ * an HTTP answer (200, or 503 with Retry-After over the connection cap) rather than a reset or
+ * nothing; after the flood an ordinary request succeeds. No latency bound: with CBM_FLOOD_REPORT=1
+ * the probes' p50/p99 and the descriptor maximum are printed, for the record.
+ */
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCli, type RunningCli } from '../cli-process.js';
+
+const LIMIT = 1024;
+const DRIP_MS = 12_000;
+const PROBE_EVERY_MS = 250;
+
+const started: { cli: RunningCli; dir: string }[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const { cli, dir } of started.splice(0)) {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function run(args: string[] = ['--in-memory'], descriptorLimit: number | undefined = LIMIT): Promise<RunningCli> {
+  const dir = mkdtempSync(join(tmpdir(), 'cbm-flood-'));
+  const cli = await startCli(['--port', '0', '--log-level', 'silent', ...args], { cwd: dir, descriptorLimit });
+  started.push({ cli, dir });
+  return cli;
+}
+
+type Probe = { answer: string; ms: number };
+
+/** GET /health on a fresh connection: "200", "503+retry-after", "503" (without it) or the error code. */
+function probe(port: number): Promise<Probe> {
+  const began = performance.now();
+  return new Promise((resolve) => {
+    const done = (answer: string) => resolve({ answer, ms: performance.now() - began });
+    const req = request({ host: '127.0.0.1', port, path: '/health', agent: false, headers: { Connection: 'close' } }, (res) => {
+      const answer = res.statusCode === 503 && res.headers['retry-after'] ? '503+retry-after' : String(res.statusCode);
+      res.resume();
+      res.once('end', () => done(answer));
+      res.once('error', () => done(answer));
+    });
+    // Generous: a probe that waits this long counts as unanswered.
+    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    req.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message));
+    req.end();
+  });
+}
+
+/**
+ * Opens `count` connections without waiting between them; each, once connected, writes `first`,
+ * then `drip` every 2 s until the flood ends. A connection that closes is not reopened.
+ */
+function flood(port: number, count: number, first: string, drip: string) {
+  let open = 0;
+  for (let i = 0; i < count; i++) {
+    const s = connect(port, '127.0.0.1');
+    sockets.push(s);
+    s.on('error', () => undefined);
+    s.on('data', () => undefined);
+    s.once('connect', () => {
+      open++;
+      s.write(first);
+    });
+    s.once('close', () => open > 0 && open--);
+  }
+  const timer = setInterval(() => {
+    for (const s of sockets) if (!s.destroyed && s.writable) s.write(drip);
+  }, 2000);
+  return {
+    stop() {
+      clearInterval(timer);
+      for (const s of sockets.splice(0)) s.destroy();
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(values: number[], p: number) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function underFlood(count: number, first: string, drip: string) {
+  const cli = await run();
+  const port = Number(new URL(cli.url).port);
+  const fdsOf = () => {
+    try {
+      return readdirSync(`/proc/${cli.child.pid}/fd`).length;
+    } catch {
+      return 0;
+    }
+  };
+  let maxFds = fdsOf();
+  const sampler = setInterval(() => (maxFds = Math.max(maxFds, fdsOf())), 20);
+  const attack = flood(port, count, first, drip);
+  const probes: Promise<Probe>[] = [];
+  const ends = performance.now() + DRIP_MS;
+  while (performance.now() < ends) {
+    probes.push(probe(port));
+    await sleep(PROBE_EVERY_MS);
+  }
+  const results = await Promise.all(probes);
+  clearInterval(sampler);
+  maxFds = Math.max(maxFds, fdsOf());
+  attack.stop();
+  const answered = results.filter((r) => r.answer === '200' || r.answer === '503+retry-after');
+  const times = answered.map((r) => r.ms);
+  if (process.env.CBM_FLOOD_REPORT) {
+    const tally: Record<string, number> = {};
+    for (const r of results) tally[r.answer] = (tally[r.answer] ?? 0) + 1;
+    process.stdout.write(`flood of ${count}: probes ${JSON.stringify(tally)}, p50 ${percentile(times, 50)?.toFixed(1)} ms, p99 ${percentile(times, 99)?.toFixed(1)} ms, max descriptors ${maxFds} of ${LIMIT}\n`);
+  }
+  return { cli, results, answered, maxFds };
+}
+
+/** At least 98% of the probes answered; on failure the message lists what the others got. */
+function expectMostAnswered(results: Probe[], answered: Probe[]) {
+  expect(results.length).toBeGreaterThanOrEqual(40);
+  const unanswered = results.filter((r) => !answered.includes(r)).map((r) => r.answer);
+  expect(unanswered.length <= Math.floor(results.length * 0.02) ? [] : unanswered).toEqual([]);
+}
+
+/** After the flood an ordinary request succeeds (retrying while the server still hears of the closes). */
+async function ordinaryRequestSucceeds(url: string) {
+  let res = await fetch(`${url}/secrets`, { headers: { Authorization: 'Bearer after-flood', Connection: 'close' } });
+  while (res.status === 503) {
+    await res.arrayBuffer();
+    await sleep(100);
+    res = await fetch(`${url}/secrets`, { headers: { Authorization: 'Bearer after-flood', Connection: 'close' } });
+  }
+  expect(res.status).toBe(200);
+  expect(await res.json()).toHaveProperty('items');
+}
+
+const linux = process.platform === 'linux';
+(linux ? describe : describe.skip)('a flood of slow connections under ulimit -n 1024 (Linux: /proc/<pid>/fd, ulimit)', () => {
+  test('1,100 connections dripping a body: descriptors stay below the limit, /health answers, and the mock serves afterwards', async () => {
+    const head = 'POST /secrets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer flood\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+    const { cli, results, answered, maxFds } = await underFlood(1100, head, 'a');
+    expect(maxFds).toBeLessThan(LIMIT);
+    expectMostAnswered(results, answered);
+    await ordinaryRequestSucceeds(cli.url);
+  }, 120_000);
+
+  test('2,000 connections dripping their headers: descriptors stay below the limit, /health answers, and the mock serves afterwards', async () => {
+    const { cli, results, answered, maxFds } = await underFlood(2000, 'GET /secrets HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Drip: 1\r\n');
+    expect(maxFds).toBeLessThan(LIMIT);
+    expectMostAnswered(results, answered);
+    await ordinaryRequestSucceeds(cli.url);
+  }, 120_000);
+});
+
+test('connections under the cap are untouched: a 100 MiB upload sent in chunks, pausing less than the idle timeout, answers 201 with its checksum', async () => {
+  const cli = await run(['--data-dir', 'data', '--body-idle-timeout', '2s'], undefined);
+  const url = new URL(cli.url);
+  const MiB = 1024 * 1024;
+  const chunk = Buffer.alloc(MiB);
+  const sha = createHash('sha256');
+  const head = Buffer.from('--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
+  const tail = Buffer.from('\r\n--B--\r\n');
+  const socket = connect(Number(url.port), url.hostname);
+  sockets.push(socket);
+  let received = '';
+  socket.on('data', (d) => (received += d));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  const write = (b: Buffer) => new Promise<void>((r) => (socket.write(b) ? r() : socket.once('drain', () => r())));
+  await write(Buffer.from(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer honest\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${head.length + 100 * MiB + tail.length}\r\nConnection: close\r\n\r\n`));
+  await write(head);
+  for (let i = 0; i < 100; i++) {
+    chunk.fill(i);
+    sha.update(chunk);
+    await write(chunk);
+    // A pause every 10 MiB, well under the 2 s idle timeout.
+    if (i % 10 === 9) await sleep(500);
+  }
+  await write(tail);
+  await closed;
+  expect(received).toMatch(/^HTTP\/1\.1 201 /);
+  const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+  expect(body).toMatchObject({ size: 100 * MiB, checksum: sha.digest('hex') });
+}, 120_000);
+
+test('an over-cap connection that keeps dripping its body gets its 503 without sending the body, and is closed by the mock', async () => {
+  const cli = await run(['--in-memory', '--max-connections', '2'], undefined);
+  const port = Number(new URL(cli.url).port);
+  const head = 'POST /secrets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer drip\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+  const attack = flood(port, 2, head, 'a');
+  // Both slots held (the server has read their headers) before the third connects.
+  await sleep(200);
+  const third = connect(port, '127.0.0.1');
+  sockets.push(third);
+  let received = '';
+  third.on('data', (d) => (received += d));
+  third.on('error', () => undefined);
+  const closed = new Promise<void>((r) => third.once('close', () => r()));
+  third.once('connect', () => third.write(head));
+  // It keeps dripping; the mock, not the client, ends the connection (at 0.5 byte/s the body would take ~55 hours).
+  const drip = setInterval(() => third.writable && third.write('a'), 100);
+  await closed;
+  clearInterval(drip);
+  attack.stop();
+  expect(received).toMatch(/^HTTP\/1\.1 503 /);
+  expect(received).toMatch(/\r\nRetry-After: 1\r\n/i);
+  expect(received).toMatch(/\r\nConnection: close\r\n/i);
+  expect(received.endsWith('{"detail":"Too many connections"}')).toBe(true);
+}, 60_000);
