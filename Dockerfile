@@ -34,7 +34,7 @@ WORKDIR /app
 # Listen on every interface inside the container (the CLI's own default stays loopback), keep
 # state in the volume below, and answer any Host name: other containers reach the mock by their
 # service name (cloud-browser-mock:8000), which no fixed list can know. The price is that the
-# DNS-rebinding protection is off in the image (README, Guarantees). Any CBM_* variable or flag
+# DNS-rebinding protection is off in the image (docs/guarantees.md). Any CBM_* variable or flag
 # can still override these.
 ENV NODE_ENV=production \
     CBM_HOST=0.0.0.0 \
@@ -45,6 +45,8 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/bin ./dist/bin
 COPY package.json openapi.json control-plane.openapi.json README.md LICENSE ./
+# The docs pages the README links to (as the npm package ships them; text only, no picture).
+COPY docs/*.md ./docs/
 COPY fixtures ./fixtures
 # The data directory belongs to the unprivileged user the image runs as (uid 1000, "node").
 RUN mkdir -p /data && chown node:node /data

@@ -29,7 +29,7 @@ async function startSidecar(): Promise<string> {
 
 beforeAll(async () => {
   const url = process.env.CBM_URL ?? (await startSidecar());
-  // README: sidecar or npx
+  // docs/testing.md: sidecar or npx
   mock = await connectMockServer(url, { adminToken: process.env.CBM_ADMIN_TOKEN }); // waits for /health
 });
 beforeEach(() => mock.reset());

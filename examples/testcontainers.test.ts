@@ -16,7 +16,7 @@ run(title, () => {
   let paging: StartedCloudBrowserMockContainer;
   let strict: StartedCloudBrowserMockContainer;
   beforeAll(async () => {
-    // README: Testcontainers (Node)
+    // docs/testing.md: Testcontainers (Node)
     [paging, strict] = await Promise.all([
       new CloudBrowserMockContainer(IMAGE).withScenario('paging').start(),
       new CloudBrowserMockContainer(IMAGE).withScenario('empty').withAuth('strict').withAdminToken('adm-secret').start(),

@@ -4,11 +4,11 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, runCli, startCli } from './cli-process.js';
-import { ROOT } from './helpers.js';
+import { section } from './doc-pages.js';
 
 let dir: string;
 beforeEach(() => {
@@ -108,9 +108,9 @@ test('--in-memory=false with CBM_DATA_DIR keeps state in that directory', async 
   expect(existsSync(join(dir, 'state', 'meta.json'))).toBe(true);
 });
 
-/** The help line of a flag, and its row in the README's Configuration table. */
+/** The help line of a flag, and its row in the Configuration table (docs/configuration.md, once the README's). */
 const helpLine = (flag: string) => run(['--help']).stdout.split('\n').find((l) => l.startsWith(`  --${flag} `))!;
-const readmeRow = (flag: string) => readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith(`| \`--${flag} `))!;
+const readmeRow = (flag: string) => section('docs/configuration.md', 'Configuration').split('\n').find((l) => l.startsWith(`| \`--${flag} `))!;
 
 test('--file-ttl says it changes only files uploaded while running — and that is what it does', async () => {
   for (const text of [helpLine('file-ttl'), readmeRow('file-ttl')]) expect(text).toMatch(/files uploaded while running.*the scenario's files keep the expiry the scenario gives them/);

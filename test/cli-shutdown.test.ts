@@ -19,7 +19,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const MB = 1024 * 1024;
 const HEAD = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
 const TAIL = Buffer.from('\r\n--b--\r\n');
-// Uploads under way are written to the data directory's tmp/ (README, Guarantees).
+// Uploads under way are written to the data directory's tmp/ (docs/guarantees.md).
 const blobsDir = () => join(dir, 'data', 'tmp');
 const temps = () => readdirSync(blobsDir()).filter((f) => f.startsWith('.tmp-'));
 

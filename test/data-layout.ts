@@ -1,5 +1,5 @@
 /**
- * Where a data directory keeps what (README "Guarantees"), for tests that look at the disk:
+ * Where a data directory keeps what (docs/guarantees.md), for tests that look at the disk:
  * meta.json names the current state directory, which holds workspaces/ and blobs/<folder>/.
  * (A directory of the layout before state directories — everything beside meta.json, blobs
  * flat, uploads under way as blobs/.tmp-* — is read too, so a test can be run against it.)

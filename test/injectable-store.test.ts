@@ -3,11 +3,16 @@
  * directly, and reads that data over HTTP from the app made around it.
  */
 import { afterEach, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { createStore, type MockApp } from '../src/index.js';
 import { Clock } from '../src/primitives/clock.js';
 import { keyHint } from '../src/store/secret-rules.js';
-import { testApp } from './helpers.js';
+import { codeBlocks, section } from './doc-pages.js';
+import { ROOT, testApp } from './helpers.js';
 
 let app: MockApp | undefined;
 afterEach(async () => {
@@ -41,5 +46,33 @@ test('when the store passed in has a clock, a different options.clock is refused
     await expect(testApp({ store, clock: new Clock() })).rejects.toThrow(/^createApp: options\.clock is not the clock of options\.store; [^\n]*$/);
   } finally {
     await store.close();
+  }
+});
+
+test('the createStore block of docs/testing.md runs as written: the app it makes lists the arranged secret', () => {
+  const block = codeBlocks(section('docs/testing.md', 'In a fresh project: jest (CommonJS), vitest (ES modules), node:test'), 'ts').find((b) => b.includes('createStore('));
+  expect(block).toContain("from 'cloud-browser-mock'");
+  // A project where 'cloud-browser-mock' is this repository (built: dist/src), the block as its
+  // module, then a check of what the comment on its last line says.
+  const dir = mkdtempSync(join(tmpdir(), 'cbm-arrange-'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(ROOT, join(dir, 'node_modules', 'cloud-browser-mock'), 'dir');
+    const check = [
+      "const { createServer } = await import('node:http');",
+      "const server = createServer(app).listen(0, '127.0.0.1');",
+      "await new Promise((resolve) => server.once('listening', resolve));",
+      "const res = await fetch(`http://127.0.0.1:${server.address().port}/secrets`, { headers: { Authorization: 'Bearer sk_test_demo' } });",
+      'console.log(JSON.stringify({ status: res.status, names: (await res.json()).items.map((s) => s.name) }));',
+      'server.close();',
+      'await app.mock.close();',
+    ].join('\n');
+    writeFileSync(join(dir, 'arrange.mjs'), `${block}\n${check}\n`);
+    const r = spawnSync(process.execPath, ['arrange.mjs'], { cwd: dir, encoding: 'utf8' });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    // The app logs its requests to stdout too (the block sets no logLevel): the check's line is last.
+    expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual({ status: 200, names: ['KEY'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -9,7 +9,7 @@ import { ROOT } from './helpers.js';
 
 /**
  * Top first. A folder entry ends in "/" and covers everything under it; a file entry is a
- * top-level module. The README's "How it is built" draws the same table. `generated/` is for the
+ * top-level module. CONTRIBUTING.md's "How it is built" draws the same table. `generated/` is for the
  * operation types generated from the documents (issue 13), which import nothing of ours.
  */
 const LAYERS: Array<[name: string, members: string[]]> = [

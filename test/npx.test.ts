@@ -2,8 +2,8 @@
  * The package as npx users get it: `npm pack` (its prepack builds from scratch), then
  * `npx --yes ./cloud-browser-mock-<version>.tgz --port 0` from an empty directory. The tarball
  * must hold exactly what the CLI needs (CONTRACT §7: compiled code with .d.ts and source maps,
- * openapi.json, fixtures, README, LICENSE; and control-plane.openapi.json, which /__mock reads)
- * and nothing else.
+ * openapi.json, fixtures, README, LICENSE; and control-plane.openapi.json, which /__mock reads),
+ * the docs/ pages the README links to (issue 23 extends §7 with them), and nothing else.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, multipart } from './helpers.js';
 import { TARBALL, packCopy, userEnv } from './packed.js';
+import { links, readPage, resolvePath } from './doc-pages.js';
 import { HAS_CHROMIUM, expectInspectorWorks } from './inspector-check.js';
 
 if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a browser [SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium)]', () => {});
@@ -32,8 +33,10 @@ function sourceModules(dir = join(ROOT, 'src'), prefix = ''): string[] {
   );
 }
 
-test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, the command\'s bundle, both OpenAPI documents, fixtures, README, LICENSE, and nothing else', () => {
+test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle with .d.cts, the command\'s bundle, both OpenAPI documents, fixtures, README, the docs pages, LICENSE, and nothing else', () => {
   const fixtures = readdirSync(join(ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => `fixtures/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  expect(docs.length).toBeGreaterThan(8);
   const compiled = sourceModules().flatMap((m) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => `dist/src/${m}${ext}`));
   // The CommonJS build for `require`: a bundle per entry point (the package, its testcontainers
   // subpath), each with its map and its types.
@@ -43,8 +46,18 @@ test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle w
   expect(bin).toContain('dist/bin/cli.js');
   expect(bin.filter((f) => f !== 'dist/bin/cli.js' && !/^dist\/bin\/chunks\/[\w-]+\.js$/.test(f))).toEqual([]);
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
-  expect(files.filter((f) => !f.startsWith('dist/bin/'))).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...compiled, ...commonJs].sort());
+  expect(files.filter((f) => !f.startsWith('dist/bin/'))).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...docs, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
+});
+
+test('every link between the README and the docs pages lands on a page the tarball holds, so they work in node_modules', () => {
+  const shipped = files.filter((f) => f.endsWith('.md'));
+  const targets = shipped.flatMap((page) =>
+    links(readPage(page)).map((l) => l.target.split('#')[0]).filter((path) => path !== '').map((path) => resolvePath(page, path)),
+  );
+  const toPages = targets.filter((t) => t === 'README.md' || t.startsWith('docs/'));
+  expect(toPages.length).toBeGreaterThan(10);
+  expect(toPages.filter((t) => t.endsWith('.md') && !shipped.includes(t))).toEqual([]);
 });
 
 test(

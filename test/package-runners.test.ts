@@ -1,6 +1,6 @@
 /**
- * The package in other projects' test suites, as the README shows it: the packed tarball installed
- * into fresh projects with a test runner from the registry, and the README's block for that runner
+ * The package in other projects' test suites, as docs/testing.md shows it: the packed tarball installed
+ * into fresh projects with a test runner from the registry, and the page's block for that runner
  * run as written — jest in a default CommonJS project (no --experimental-vm-modules), vitest in an
  * ES-module project without globals, and node:test; and tsc picks the types of each condition.
  * One pack serves them all.
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readPage } from './doc-pages.js';
 import { ROOT } from './helpers.js';
 import { TARBALL, packCopy, run } from './packed.js';
 
@@ -16,9 +17,9 @@ import { TARBALL, packCopy, run } from './packed.js';
 const JEST = 'jest@30.5.2';
 const VITEST = 'vitest@3.2.7';
 
-/** The README's test-file blocks, by the file name on their first line (`// mock.test.js — jest, CommonJS`). */
+/** docs/testing.md's test-file blocks, by the file name on their first line (`// mock.test.js — jest, CommonJS`). */
 function readmeBlocks(): Map<string, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readPage('docs/testing.md');
   const blocks = new Map<string, string>();
   for (const m of readme.matchAll(/```(?:js|ts)\n(\/\/ (\S+) — [^\n]+\n[\s\S]*?)```/g)) blocks.set(m[2], m[1]);
   return blocks;
@@ -27,7 +28,7 @@ function readmeBlocks(): Map<string, string> {
 let work: string;
 const projects: Record<'jest' | 'vitest' | 'nodeTest', Promise<string>> = {} as never;
 
-/** A fresh `npm init -y` project with the tarball and `packages` installed, and the README's block for `file`. */
+/** A fresh `npm init -y` project with the tarball and `packages` installed, and docs/testing.md's block for `file`. */
 async function project(name: string, file: string, packages: string[], esm: boolean): Promise<string> {
   const dir = join(work, name);
   mkdirSync(dir);
@@ -41,7 +42,7 @@ async function project(name: string, file: string, packages: string[], esm: bool
     if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} in ${name} exited ${r.code}:\n${r.out}`);
   }
   const block = readmeBlocks().get(file);
-  if (block === undefined) throw new Error(`README.md has no block starting with "// ${file} — …"`);
+  if (block === undefined) throw new Error(`docs/testing.md has no block starting with "// ${file} — …"`);
   writeFileSync(join(dir, file), block);
   return dir;
 }
@@ -60,24 +61,24 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, 600_000);
 
-test('the README has one test-file block per runner', () => {
+test('docs/testing.md has one test-file block per runner', () => {
   expect([...readmeBlocks().keys()].sort()).toEqual(['mock.test.js', 'mock.test.mjs', 'mock.test.ts']);
 });
 
-test('jest in a default CommonJS project (npm init -y) runs the README’s block: require() loads the package', async () => {
+test('jest in a default CommonJS project (npm init -y) runs the block of docs/testing.md: require() loads the package', async () => {
   const dir = await projects.jest;
   expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
   const r = await run(join(dir, 'node_modules', '.bin', 'jest'), ['--ci'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests:\s+2 passed, 2 total/)]);
 }, 600_000);
 
-test('vitest in an ES-module project without globals runs the README’s block', async () => {
+test('vitest in an ES-module project without globals runs the block of docs/testing.md', async () => {
   const dir = await projects.vitest;
   const r = await run(join(dir, 'node_modules', '.bin', 'vitest'), ['run'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests\s+1 passed \(1\)/)]);
 }, 600_000);
 
-test('node --test runs the README’s node:test block', async () => {
+test('node --test runs the node:test block of docs/testing.md', async () => {
   const dir = await projects.nodeTest;
   const r = await run(process.execPath, ['--test', 'mock.test.mjs'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/# pass 1\n# fail 0/)]);

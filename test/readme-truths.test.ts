@@ -1,18 +1,19 @@
 /**
- * The README's commands as a reader runs them, from the repository root: the files they name
- * exist, the "Try it" block answers as its comments say when run against a started mock, the
- * Compose commands come in both spellings, and the served document marks POST /token as open.
+ * The documentation's commands as a reader runs them, from the repository root: the files the
+ * shell blocks of every page (README.md, CONTRIBUTING.md, docs/*.md) name exist, the "Try it"
+ * block of docs/getting-started.md answers as its comments say when run against a started mock,
+ * the Compose commands come in both spellings, and the served document marks POST /token as open.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MockServer } from '../src/server.js';
 import { ROOT, testServer } from './helpers.js';
 import { testNeeding } from './needs-tool.js';
+import { PAGES, codeBlocks, readPage, section } from './doc-pages.js';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const shBlocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+const shBlocks = PAGES.flatMap((page) => codeBlocks(readPage(page), 'sh'));
 const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
 const testWithCurl = testNeeding(HAS_CURL, 'curl is not installed (.ci/run installs it)', 'CBM_REQUIRE_CURL');
 
@@ -55,8 +56,8 @@ function tryItCommands(block: string) {
   return commands;
 }
 
-testWithCurl('the "Try it" block runs as written from the repository root, and each command answers as its comment says', async () => {
-  const block = /## Try it[\s\S]*?```sh\n([\s\S]*?)```/.exec(README)![1];
+testWithCurl('the "Try it" block of docs/getting-started.md runs as written from the repository root, and each command answers as its comment says', async () => {
+  const block = codeBlocks(section('docs/getting-started.md', 'Try it'), 'sh')[0];
   const commands = tryItCommands(block);
   expect(commands.length).toBeGreaterThan(10);
   // The block as written, pointed at this mock; each curl also prints its status after its output.
@@ -68,7 +69,7 @@ testWithCurl('the "Try it" block runs as written from the repository root, and e
   await new Promise((resolve) => child.on('close', resolve));
   const answers = out.split(/\n@@status (\d{3})\n/);
   const got = commands.map((c, i) => ({ command: c.command, status: Number(answers[2 * i + 1]), body: answers[2 * i] }));
-  // Every command succeeds except the validation example, whose 422 body the README shows.
+  // Every command succeeds except the validation example, whose 422 body the page shows.
   const is2xx = (s: number) => s >= 200 && s < 300;
   const expected = commands.map((c, i) => ({
     command: c.command,

@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { BUILT_IN_SCENARIOS, loadScenario, readScenarioFile, scenarioSchemaPath } from '../src/scenarios/scenario.js';
 import { scenarioFileBytes, sha256Hex } from '../src/scenarios/seeded-content.js';
 import { ROOT, bearer, testApp } from './helpers.js';
+import { codeBlocks, section } from './doc-pages.js';
 
 test.each(Object.entries(generateScenarios()))('fixtures/%s.json is exactly what the seeded generator writes', (name, scenario) => {
   expect(serialize(scenario)).toBe(readFileSync(join(ROOT, 'fixtures', `${name}.json`), 'utf8'));
@@ -98,9 +99,8 @@ describe('a scenario file of the user’s own', () => {
   });
 });
 
-test('the scenario example in the README is a valid scenario', async () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const example = /## Scenarios[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)![1];
+test('the scenario example in docs/scenarios.md is a valid scenario', async () => {
+  const example = codeBlocks(section('docs/scenarios.md', 'Scenarios'), 'json')[0];
   const dir = mkdtempSync(join(tmpdir(), 'cbm-readme-'));
   try {
     const file = join(dir, 'mine.json');

@@ -13,7 +13,7 @@ const EIGHT_DAYS_ISO = 'P8D';
 const A = bearer('sk_test_demo');
 const download = (mock: MockServer) => fetch(`${mock.url}/sessions/sess_demo/files/file_demo_notes`, { headers: A });
 
-describe('the README pattern: beforeEach(() => mock.reset()), one test advancing the clock 8 days', () => {
+describe('the pattern of docs/testing.md: beforeEach(() => mock.reset()), one test advancing the clock 8 days', () => {
   let mock: MockServer;
   beforeAll(async () => {
     mock = await testServer();

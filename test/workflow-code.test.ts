@@ -12,6 +12,7 @@ import type { MockApp } from '../src/app.js';
 import { BUILT_IN_SCENARIOS, readScenarioFile } from '../src/scenarios/scenario.js';
 import { ACTION_METHODS, FALLBACK_RESPONSE_FORMAT } from '../src/workflow/sdk.js';
 import { ROOT, bearer, testApp } from './helpers.js';
+import { codeBlocks, section } from './doc-pages.js';
 import { testWithPydantic, testWithPython } from './needs-tool.js';
 import { runExports } from './workflow-python.js';
 
@@ -167,8 +168,7 @@ testWithPydantic('sess_demo’s inferred model compiles in Pydantic, validates t
   expect(report.calls.map((c) => c.method)).toEqual(demoActions.map((a) => a.type));
 });
 
-test('the example export in the README is what sess_demo exports with both switches on', async () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const example = /## Workflow export[\s\S]*?```python\n([\s\S]*?)```/.exec(readme)![1];
+test('the example export in docs/workflow-export.md is what sess_demo exports with both switches on', async () => {
+  const example = codeBlocks(section('docs/workflow-export.md', 'Workflow export'), 'python')[0];
   expect(example).toBe((await code('sess_demo', switches(true, true))).body.python_script);
 });

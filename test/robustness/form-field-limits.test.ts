@@ -1,6 +1,6 @@
 /**
  * Issue 14 item 2: the non-file fields of one form are bounded together, in count and in bytes
- * (README, Limits), whatever the operation: past either bound, 413 — before, a multipart body of
+ * (docs/guarantees.md, Limits), whatever the operation: past either bound, 413 — before, a multipart body of
  * many 1 MiB fields was held whole in memory, and a few of them crashed the process.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
