@@ -6,8 +6,8 @@
  * errors (the control plane's status and detail).
  */
 import type { CoverageReport } from './control-plane/coverage.js';
-import type { Fault, FaultSpec } from './control-plane/faults.js';
-import type { JournalEntry, JournalFilter } from './control-plane/journal.js';
+import type { Fault, FaultSpec } from './records/faults.js';
+import type { JournalEntry, JournalFilter } from './records/journal.js';
 import type { exportSnapshot } from './control-plane/snapshots.js';
 import type { DriftRecord } from './proxy/drift.js';
 

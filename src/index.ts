@@ -16,8 +16,8 @@ export {
   type RequestsFilter,
   type WorkspaceSnapshot,
 } from './control-client.js';
-export { UnknownOperationError, type Fault, type FaultSpec } from './control-plane/faults.js';
-export type { JournalEntry } from './control-plane/journal.js';
+export { UnknownOperationError, type Fault, type FaultSpec } from './records/faults.js';
+export type { JournalEntry } from './records/journal.js';
 export type { CoverageReport } from './control-plane/coverage.js';
 export type { MockOptions } from './options.js';
 export { Clock } from './primitives/clock.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { UnknownOperationError } from '../src/control-plane/faults.js';
+import { UnknownOperationError } from '../src/records/faults.js';
 import { testApp } from './helpers.js';
 
 const ALL =

@@ -16,7 +16,7 @@ const LAYERS: Array<[name: string, members: string[]]> = [
   ['entry', ['cli.ts', 'cli-args.ts', 'cli-flags.ts', 'startup-checks.ts', 'index.ts', 'index.cts', 'server.ts', 'server-limits.ts', 'testcontainers.ts', 'testcontainers.cts', 'control-client.ts', 'logging.ts']],
   ['app', ['app.ts', 'app/', 'options.ts', 'cors.ts', 'docs.ts', 'landing-page.ts', 'guards/', 'ui/']],
   ['pipeline and control plane', ['pipeline/', 'control-plane/', 'proxy/', 'validation/']],
-  ['operations', ['operations/', 'workflow/', 'auth.ts']],
+  ['operations', ['operations/', 'records/', 'workflow/', 'auth.ts']],
   ['http', ['http/']],
   ['store', ['store/', 'scenarios/']],
   ['primitives', ['primitives/', 'python/', 'errors/', 'generated/', 'openapi.ts', 'package-root.ts']],

@@ -5,7 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Coverage } from '../control-plane/coverage.js';
-import { REDACTED, redactQuery, type Journal } from '../control-plane/journal.js';
+import { REDACTED, journalBody, queryRedaction, type Journal } from '../records/journal.js';
 import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
 import type { Operation } from '../openapi.js';
 import { handleServiceRequest, type PipelineDeps, type RequestFacts } from '../pipeline/service-request.js';
@@ -23,6 +23,7 @@ export interface ServiceRequestsDeps {
 }
 
 export function serviceRequests({ clock, logger, operations, journal, coverage, deps }: ServiceRequestsDeps) {
+  const redactQuery = queryRedaction(operations);
   return async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const startedAt = clock.now();
@@ -45,7 +46,7 @@ export function serviceRequests({ clock, logger, operations, journal, coverage, 
       // The log line shows the URL with the journal's redactions (a password in /token's query).
       const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
       logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
-      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: facts.body ?? null, ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: journalBody(facts.parsed), ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
       if (operationId) coverage.record(operationId, status);
     };
     // Listening from the start: a request cut off while its handler still waits for the body

@@ -12,8 +12,8 @@ import type { DriftLog } from '../proxy/drift.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../primitives/clock.js';
 import type { Coverage } from './coverage.js';
-import type { Faults } from './faults.js';
-import type { Journal } from './journal.js';
+import type { Faults } from '../records/faults.js';
+import type { Journal } from '../records/journal.js';
 
 export interface ControlPlaneDeps {
   store: Store;

@@ -6,6 +6,7 @@
  * line and the journal entry.
  */
 import type { Operation } from '../openapi.js';
+import { editDistance } from '../primitives/edit-distance.js';
 import { pyUnquote } from '../python/url.js';
 
 /**
@@ -22,17 +23,6 @@ export function isMockOwnPath(rawPath: string): boolean {
     rawPath === '/__mock' ||
     rawPath.startsWith('/__mock/')
   );
-}
-
-/** Levenshtein distance of two short strings (path segments, operation ids). */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = row;
-  }
-  return prev[b.length];
 }
 
 /** A missing or extra segment costs a little less than an unrelated one, so `/sessions/x` still finds `/sessions/{id}/files`. */

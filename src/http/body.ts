@@ -77,25 +77,37 @@ export interface ReadBodyOptions {
 
 export async function readBody(req: IncomingMessage, kind: BodyKind, opts: ReadBodyOptions): Promise<ParsedBody> {
   const contentType = req.headers['content-type'];
-  const mt = mediaType(contentType);
   if (kind === 'json') {
     const raw = await readRaw(req, opts.maxJson ?? MAX_FORM_BODY);
-    if (raw.length === 0) return { kind: 'none' };
-    if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
+    if (raw.length === 0 || !isJsonType(contentType)) return decodeJsonBody(raw, contentType);
     return { kind: 'json', value: await decodeJson(raw, opts.parseJson) };
   }
-  if (mt === 'multipart/form-data') return readMultipart(req, contentType!, opts);
-  if (mt === 'application/x-www-form-urlencoded') {
-    const raw = await readRaw(req, MAX_FORM_BODY);
-    const fields = new Map<string, FormValue>();
+  if (mediaType(contentType) === 'multipart/form-data') return readMultipart(req, contentType!, opts);
+  // Starlette's request.form() with a type neither multipart nor urlencoded is an empty form.
+  return decodeFormBody(await readRaw(req, MAX_FORM_BODY), contentType, MAX_FORM_FIELDS);
+}
+
+/**
+ * The decoders of a JSON operation's body bytes, shared by readBody and the proxy (which parses a
+ * kept copy of what it forwards): empty is no body, a non-JSON type is raw text for Pydantic,
+ * JSON is Python's json.loads — throwing JsonDecodeError (JsonUndecodableError when the bytes are
+ * no UTF encoding) for the caller to answer or note.
+ */
+export function decodeJsonBody(raw: Buffer, contentType: string | undefined): ParsedBody {
+  if (raw.length === 0) return { kind: 'none' };
+  if (!isJsonType(contentType)) return { kind: 'raw', text: utf8.decode(raw) };
+  return { kind: 'json', value: pyJsonLoads(decodeJsonBytes(raw)) };
+}
+
+/** A urlencoded form's bytes as Starlette parses them; any other non-multipart type, an empty form. Past `maxFields` fields, a 413. */
+export function decodeFormBody(raw: Buffer, contentType: string | undefined, maxFields = Infinity): ParsedBody {
+  const fields = new Map<string, FormValue>();
+  if (mediaType(contentType) === 'application/x-www-form-urlencoded') {
     const pairs = pyParseQsl(raw.toString('latin1'));
-    if (pairs.length > MAX_FORM_FIELDS) throw tooLarge();
+    if (pairs.length > maxFields) throw tooLarge();
     for (const [k, v] of pairs) fields.set(k, { type: 'field', value: v });
-    return { kind: 'form', fields, discarded: [] };
   }
-  // Starlette's request.form() with any other content type is an empty form.
-  await readRaw(req, MAX_FORM_BODY);
-  return { kind: 'form', fields: new Map(), discarded: [] };
+  return { kind: 'form', fields, discarded: [] };
 }
 
 /** Python's json.loads of a JSON body (or the caller's reader), its failures as FastAPI's 422 and 400. */

@@ -3,7 +3,7 @@ import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
 import type { MailboxProvider, StoredMailbox } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { workspaceOf, type Handler } from './types.js';
+import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 export function mailboxView(m: StoredMailbox) {
   return {
@@ -101,3 +101,13 @@ export const deleteMailbox: Handler<'deleteMailbox'> = async ({ path }, ctx) => 
   await ws.save();
   return { status: 204 };
 };
+
+export const listMailboxesDescriptor: OperationDescriptor<'listMailboxes'> = { prefer: {} };
+export const getMailboxDescriptor: OperationDescriptor<'getMailbox'> = { prefer: { 404: DETAIL.mailboxNotFound } };
+export const updateMailboxDescriptor: OperationDescriptor<'updateMailbox'> = {
+  prefer: { 400: DETAIL.bodyParseError, 404: DETAIL.mailboxNotFound, 413: DETAIL.bodyTooLarge },
+};
+export const syncMailboxesDescriptor: OperationDescriptor<'syncMailboxes'> = {
+  prefer: { 400: DETAIL.bodyParseError, 404: DETAIL.mailboxNotFound, 413: DETAIL.bodyTooLarge },
+};
+export const deleteMailboxDescriptor: OperationDescriptor<'deleteMailbox'> = { prefer: { 404: DETAIL.mailboxNotFound } };

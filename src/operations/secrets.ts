@@ -3,7 +3,7 @@ import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
 import type { StoredSecret } from '../store/types.js';
 import { keyHint } from '../store/secret-rules.js';
-import { workspaceOf, type Handler } from './types.js';
+import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 /** The metadata of a secret: never its value. */
 export function secretView(s: StoredSecret) {
@@ -66,3 +66,11 @@ export const deleteSecret: Handler<'deleteSecret'> = async ({ path }, ctx) => {
   await ws.save();
   return { status: 204 };
 };
+
+export const storeSecretDescriptor: OperationDescriptor<'storeSecret'> = {
+  prefer: { 400: DETAIL.bodyParseError, 413: DETAIL.bodyTooLarge },
+  secretBody: { shown: ['name', 'namespace'] },
+};
+export const listSecretsDescriptor: OperationDescriptor<'listSecrets'> = { prefer: {} };
+export const getSecretDescriptor: OperationDescriptor<'getSecret'> = { prefer: { 404: DETAIL.secretNotFound } };
+export const deleteSecretDescriptor: OperationDescriptor<'deleteSecret'> = { prefer: { 404: DETAIL.secretNotFound } };

@@ -8,7 +8,7 @@ import type { StoredFile, StoredSession } from '../store/types.js';
 import type { Workspace } from '../store/workspace.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { UploadedPart } from '../http/body.js';
-import { workspaceOf, type Handler } from './types.js';
+import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 export function fileView(f: StoredFile) {
   return {
@@ -158,3 +158,10 @@ export const deleteSessionFile: Handler<'deleteSessionFile'> = async ({ path }, 
   if (file.blob) await ctx.blobs.discard(file.blob);
   return { status: 204 };
 };
+
+export const listSessionFilesDescriptor: OperationDescriptor<'listSessionFiles'> = { prefer: { 404: DETAIL.sessionNotFound } };
+export const uploadSessionFileDescriptor: OperationDescriptor<'uploadSessionFile'> = {
+  prefer: { 400: DETAIL.invalidMultipart, 404: DETAIL.sessionNotFound, 413: DETAIL.fileTooLarge },
+};
+export const downloadSessionFileDescriptor: OperationDescriptor<'downloadSessionFile'> = { prefer: { 404: DETAIL.fileNotFound }, download: true };
+export const deleteSessionFileDescriptor: OperationDescriptor<'deleteSessionFile'> = { prefer: { 404: DETAIL.fileNotFound } };

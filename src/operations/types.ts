@@ -96,3 +96,28 @@ export function workspaceOf(ctx: OperationContext): Workspace {
   if (!ctx.workspace) throw new Error('operation needs an authenticated workspace');
   return ctx.workspace;
 }
+
+/** The statuses whose `detail` depends on the operation when a `Prefer: code=` asks for them. */
+type PreferredStatus = 400 | 404 | 413;
+
+/**
+ * What the mock knows about one operation beyond openapi.json (its path, parameters and statuses
+ * come from the document). Kept beside the operation's handler; the map of them is typed by the
+ * generated operation ids, so an operation without one fails to compile, and an operation that
+ * documents a 400, 404 or 413 must name its detail.
+ */
+export interface OperationDescriptor<Id extends OperationId = OperationId> {
+  /** The `detail` of the error `Prefer: code=N` answers, for each of 400/404/413 the operation documents. */
+  prefer: { [S in Extract<keyof Operations[Id]['responses'], PreferredStatus>]: string };
+  /**
+   * The request body carries a secret: the journal shows only these fields, and only when they are
+   * strings; every other value (the secret, an unknown key, a body that is not an object) is "***",
+   * and so is every query value of a request to its path.
+   */
+  secretBody?: { shown: readonly string[] };
+  /** A 200 answer is a file's bytes: the proxy hashes them, and records them as a download. */
+  download?: true;
+}
+
+/** One descriptor per operationId of openapi.json: a missing one fails to compile. */
+export type DescriptorMap = { [Id in OperationId]: OperationDescriptor<Id> };

@@ -1,7 +1,7 @@
 /** getSessionScript: the session's workflow-code export, written by src/workflow/. */
 import { DETAIL, notFound } from '../errors/http-error.js';
 import { exportSession } from '../workflow/export-session.js';
-import { workspaceOf, type Handler } from './types.js';
+import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 export const getSessionScript: Handler<'getSessionScript'> = async ({ path, query }, ctx) => {
   const session = workspaceOf(ctx).session(path.session_id);
@@ -9,3 +9,5 @@ export const getSessionScript: Handler<'getSessionScript'> = async ({ path, quer
   const json = exportSession(session.actions, { asWorkflow: query.as_workflow, inferResponseFormat: query.infer_response_format });
   return { status: 200, json };
 };
+
+export const getSessionScriptDescriptor: OperationDescriptor<'getSessionScript'> = { prefer: { 404: DETAIL.sessionNotFound } };

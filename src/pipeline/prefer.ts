@@ -5,6 +5,7 @@
  */
 import { DETAIL, HttpError } from '../errors/http-error.js';
 import type { Operation } from '../openapi.js';
+import { descriptorOf } from '../operations/descriptors.js';
 
 export interface Preference {
   code?: number;
@@ -22,17 +23,6 @@ export function parsePrefer(header: string | string[] | undefined): Preference {
   }
   return out;
 }
-
-const NOT_FOUND: Record<string, string> = {
-  downloadSessionFile: DETAIL.fileNotFound,
-  deleteSessionFile: DETAIL.fileNotFound,
-  getMailbox: DETAIL.mailboxNotFound,
-  updateMailbox: DETAIL.mailboxNotFound,
-  syncMailboxes: DETAIL.mailboxNotFound,
-  deleteMailbox: DETAIL.mailboxNotFound,
-  getSecret: DETAIL.secretNotFound,
-  deleteSecret: DETAIL.secretNotFound,
-};
 
 /**
  * The error a `Prefer: code=` asks for, as the service would send it. A code that is the
@@ -53,17 +43,19 @@ export function preferenceWarning(op: Operation, code: number): string | undefin
 }
 
 function preferred(op: Operation, code: number): HttpError {
+  // The operation's own detail for a 400, 404 or 413 (its descriptor), else the framework's.
+  const own = descriptorOf(op.id)?.prefer;
   switch (code) {
     case 400:
-      return new HttpError(400, op.id === 'createToken' ? DETAIL.badLogin : op.id === 'uploadSessionFile' ? DETAIL.invalidMultipart : DETAIL.bodyParseError);
+      return new HttpError(400, own?.[400] ?? DETAIL.bodyParseError);
     case 401:
       return new HttpError(401, DETAIL.notAuthenticated, { 'WWW-Authenticate': 'Bearer' });
     case 404:
-      return new HttpError(404, NOT_FOUND[op.id] ?? DETAIL.sessionNotFound);
+      return new HttpError(404, own?.[404] ?? DETAIL.sessionNotFound);
     case 410:
       return new HttpError(410, DETAIL.fileExpired);
     case 413:
-      return new HttpError(413, op.id === 'uploadSessionFile' ? DETAIL.fileTooLarge : DETAIL.bodyTooLarge);
+      return new HttpError(413, own?.[413] ?? DETAIL.bodyTooLarge);
     case 422: {
       const query = op.params.find((p) => p.in === 'query');
       const loc = op.body ? ['body'] : query ? ['query', query.name] : ['header', 'x-service-request-origin'];

@@ -19,10 +19,9 @@ import { matchRoute } from './router.js';
 import { sendError, sendJsonBytes, sendJsonText } from '../http/reply.js';
 import { serializeJson, type TextCache } from '../store/json-text.js';
 import type { Store } from '../store/store.js';
-import type { Faults } from '../control-plane/faults.js';
-import { redactBody } from '../control-plane/journal.js';
+import type { Faults } from '../records/faults.js';
+import type { ParsedRequest } from '../records/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './prefer.js';
-import { summarizeBody } from '../control-plane/body-summary.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
 import { proxyRequest, type ProxyDeps } from '../proxy/proxy-stage.js';
@@ -55,38 +54,15 @@ export interface RequestFacts {
   operationId?: string;
   principal?: string;
   /**
-   * The request body as the journal keeps it: a bounded summary, secrets replaced by "***"; left
-   * out when the request failed authentication (an anonymous client's bytes are not kept).
+   * The request body as parsed, which the journal keeps a redacted summary of; left out when the
+   * request failed authentication (an anonymous client's bytes are not kept).
    */
-  body?: unknown;
+  parsed?: ParsedRequest;
   /** Set when the connection was dropped on purpose (a status-0 fault). */
   dropped?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * What the journal records of a body: a bounded summary of it (never the parsed graph), redacted;
- * uploads as name, size and checksum.
- */
-function journalBody(opId: string, body: ParsedBody): unknown {
-  switch (body.kind) {
-    case 'none':
-      return null;
-    case 'json':
-      return redactBody(opId, summarizeBody(body.value));
-    case 'raw':
-      // Unparsed text could hold anything, a secret included: only its size is kept.
-      return { unparsed_bytes: Buffer.byteLength(body.text) };
-    case 'form': {
-      const out: Record<string, unknown> = Object.create(null);
-      for (const [k, v] of body.fields) {
-        out[k] = v.type === 'field' ? v.value : { filename: v.upload.filename, size: v.upload.blob.size, checksum: v.upload.blob.checksum };
-      }
-      return redactBody(opId, summarizeBody(out));
-    }
-  }
-}
 
 /** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
 function quoteLocation(url: string): string {
@@ -155,7 +131,7 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     if (op.body) body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes });
     const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
     if (principal) facts.principal = principal;
-    facts.body = journalBody(op.id, body);
+    facts.parsed = { operationId: op.id, body };
     const input = await validateInput(deps.validator, deps.document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
     const prefer = parsePrefer(req.headers.prefer);
     if (prefer.delayMs) await sleep(prefer.delayMs);

@@ -11,12 +11,12 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { PydanticError } from '../errors/catalogue.js';
 import { HttpError } from '../errors/http-error.js';
-import { MAX_FORM_BODY, isJsonType, type ParsedBody } from '../http/body.js';
-import { redactBody } from '../control-plane/journal.js';
+import { MAX_FORM_BODY, decodeFormBody, decodeJsonBody, isJsonType, type ParsedBody } from '../http/body.js';
+import type { BodyRecord, ParsedRequest } from '../records/journal.js';
+import { descriptorOf } from '../operations/descriptors.js';
 import type { Operation } from '../openapi.js';
-import { JsonDecodeError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
-import { parseQuery, pyParseQsl } from '../python/url.js';
-import { summarizeBody } from '../control-plane/body-summary.js';
+import { JsonDecodeError } from '../python/json-decode.js';
+import { parseQuery } from '../python/url.js';
 import type { OpenApiDocument } from '../openapi.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
@@ -37,7 +37,7 @@ export interface ProxyDeps {
 
 /** What the stage tells the journal (the same facts the local pipeline gives it). */
 export interface ProxyFacts {
-  body?: unknown;
+  parsed?: ParsedRequest;
 }
 
 /** JSON answers are kept up to this size for the drift check; larger ones are passed on unchecked. */
@@ -84,26 +84,27 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer | undefined
   }
 }
 
-/** The request as the validator sees it; multipart uploads stream and are not parsed here. */
-function parsedRequest(op: Operation, req: IncomingMessage, kept: Kept): { body: ParsedBody; problems: DriftProblem[]; journal: unknown } {
+/**
+ * The request as the validator sees it, decoded from the kept copy by readBody's decoders, and what
+ * the journal is handed of it; multipart uploads stream and are not parsed here.
+ */
+function parsedRequest(op: Operation, req: IncomingMessage, kept: Kept): { body: ParsedBody; problems: DriftProblem[]; journal: BodyRecord } {
   const raw = kept.bytes();
   const ct = req.headers['content-type'];
-  if (!op.body || op.body.kind === 'multipart' || !raw) return { body: { kind: 'none' }, problems: [], journal: kept.size ? { streamed_bytes: kept.size } : null };
+  const none = { kind: 'none' } as const;
+  if (!op.body || op.body.kind === 'multipart' || !raw) return { body: none, problems: [], journal: kept.size ? { kind: 'streamed', bytes: kept.size } : none };
   if (op.body.kind === 'json') {
-    if (!raw.length) return { body: { kind: 'none' }, problems: [], journal: null };
-    if (!isJsonType(ct)) return { body: { kind: 'raw', text: raw.toString('utf8') }, problems: [], journal: { unparsed_bytes: raw.length } };
     try {
-      const value = pyJsonLoads(decodeJsonBytes(raw));
-      return { body: { kind: 'json', value }, problems: [], journal: redactBody(op.id, summarizeBody(value)) };
+      const body = decodeJsonBody(raw, ct);
+      return { body, problems: [], journal: body.kind === 'raw' ? { kind: 'unparsed', bytes: raw.length } : body };
     } catch (e) {
       const problem = { where: 'body', what: e instanceof JsonDecodeError ? 'json_invalid' : 'undecodable body', expected: 'JSON', got: 'unparseable text' };
-      return { body: { kind: 'none' }, problems: [problem], journal: { unparsed_bytes: raw.length } };
+      return { body: none, problems: [problem], journal: { kind: 'unparsed', bytes: raw.length } };
     }
   }
-  if (mediaType(ct) !== 'application/x-www-form-urlencoded') return { body: { kind: 'form', fields: new Map(), discarded: [] }, problems: [], journal: null };
-  const pairs = pyParseQsl(raw.toString('latin1'));
-  const fields = new Map(pairs.map(([k, v]) => [k, { type: 'field' as const, value: v }]));
-  return { body: { kind: 'form', fields, discarded: [] }, problems: [], journal: redactBody(op.id, summarizeBody(Object.fromEntries(pairs))) };
+  const body = decodeFormBody(raw, ct);
+  // A form of another type than urlencoded is empty to the validator and leaves no body in the journal.
+  return { body, problems: [], journal: mediaType(ct) === 'application/x-www-form-urlencoded' ? body : none };
 }
 
 /** Client drift: what the validator would have answered 422 for, as problems naming types only. */
@@ -123,18 +124,18 @@ async function requestProblems(deps: ProxyDeps, op: Operation, req: IncomingMess
 /** Forwards one service request; resolves when the exchange is over. */
 export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Operation, pathParams: Record<string, string>, rawQuery: string, deps: ProxyDeps, facts: ProxyFacts): Promise<void> {
   const requestCopy = new Kept(op.body && op.body.kind !== 'multipart' ? MAX_FORM_BODY : 0);
-  const isDownload = op.id === 'downloadSessionFile';
+  const isDownload = descriptorOf(op.id)?.download === true;
   let status = 0;
   let contentType: string | undefined;
   let encoding: string | undefined;
   let responseCopy: Kept | undefined;
   let hash: ReturnType<typeof createHash> | undefined;
   let headers: IncomingMessage['headers'] = {};
-  // The journal reads facts.body when the answer finishes: set it as soon as the body is in.
+  // The journal reads facts.parsed when the answer finishes: set it as soon as the body is in.
   let parsed: ReturnType<typeof parsedRequest> | undefined;
   const parseRequest = () => {
     parsed ??= parsedRequest(op, req, requestCopy);
-    facts.body = parsed.journal;
+    facts.parsed = { operationId: op.id, body: parsed.journal };
     return parsed;
   };
   req.once('end', parseRequest);

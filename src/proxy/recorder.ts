@@ -7,6 +7,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import type { OperationId } from '../generated/service-api.js';
 import { isoTime, type Clock } from '../primitives/clock.js';
 import type { ScenarioFile, ScenarioFileRecord } from '../scenarios/scenario.js';
 import { seededBytes, sha256Hex } from '../scenarios/seeded-content.js';
@@ -121,73 +122,89 @@ export class Recorder {
     this.#secrets.set(s.id, { id: s.id, namespace, name: String(s.name), value, created_at: zoned(s.created_at, isoTime(this.opts.clock.now())), last_used_at: zoned(s.last_used_at, null) });
   }
 
-  /** Takes in one real answer; returns whether the recording changed (and schedules a write). */
+  /**
+   * What each operation's successful answer adds to the recording; false when it changed nothing.
+   * Typed by the generated ids, so a new operation must say what its answers record.
+   */
+  readonly #steps: { [Id in OperationId]: (o: Observed, j: Json) => boolean } = {
+    createToken: () => false,
+    listSessionFiles: ({ pathParams: p }, j) => {
+      this.#session(p.session_id);
+      if (Array.isArray(j.files)) for (const f of j.files) this.#file(p.session_id, f);
+      return true;
+    },
+    uploadSessionFile: ({ pathParams: p }, j) => {
+      this.#file(p.session_id, j);
+      return true;
+    },
+    downloadSessionFile: ({ pathParams: { session_id: sessionId, file_id: fileId }, download }) => {
+      const d = download!;
+      const known = this.#session(sessionId).files.get(fileId);
+      this.#file(sessionId, { ...known, id: fileId, size: d.size, checksum: d.checksum, filename: known?.filename ?? filenameOf(d.disposition), mime_type: known?.mime_type ?? d.contentType?.split(';')[0] });
+      const entry = this.#session(sessionId).files.get(fileId)!;
+      if (d.bytes) entry.content_base64 = d.bytes.toString('base64');
+      return true;
+    },
+    deleteSessionFile: ({ pathParams: p }) => {
+      this.#sessions.get(p.session_id)?.files.delete(p.file_id);
+      return true;
+    },
+    getSessionScript: ({ pathParams: { session_id: sessionId }, query }, j) => {
+      if (!Array.isArray(j.json_actions)) return false;
+      // With infer_response_format the service adds response formats it inferred: those
+      // actions are kept only until an answer without inference shows the recorded ones.
+      const inferred = /^(1|t|y|on|yes|true)$/i.test(query.get('infer_response_format')?.trim() ?? '');
+      const session = this.#session(sessionId);
+      if (inferred && this.#plainActions.has(sessionId)) return false;
+      if (!inferred) this.#plainActions.add(sessionId);
+      session.actions = j.json_actions.filter((a: unknown) => a && typeof a === 'object' && typeof (a as Json).type === 'string');
+      return true;
+    },
+    listMailboxes: (_o, j) => this.#mailboxItems(j),
+    syncMailboxes: (_o, j) => this.#mailboxItems(j),
+    getMailbox: (_o, j) => {
+      this.#mailbox(j);
+      return true;
+    },
+    updateMailbox: (_o, j) => {
+      this.#mailbox(j);
+      return true;
+    },
+    deleteMailbox: ({ pathParams: p }) => {
+      this.#mailboxes.delete(p.mailbox_id);
+      return true;
+    },
+    storeSecret: (_o, j) => {
+      this.#secret(j);
+      return true;
+    },
+    listSecrets: (_o, j) => {
+      if (Array.isArray(j.items)) for (const s of j.items) this.#secret(s);
+      return true;
+    },
+    getSecret: ({ pathParams: p, query }, j) => {
+      if (!this.opts.secretValues || typeof j.value !== 'string' || !j.value) return false;
+      const namespace = query.get('namespace') ?? 'function_env';
+      this.#values.set(`${namespace}/${p.name}`, j.value);
+      for (const s of this.#secrets.values()) if (s.namespace === namespace && s.name === p.name) s.value = j.value;
+      return true;
+    },
+    deleteSecret: ({ pathParams: p }) => {
+      this.#secrets.delete(p.secret_id);
+      return true;
+    },
+  };
+
+  #mailboxItems(j: Json): boolean {
+    if (Array.isArray(j.items)) for (const m of j.items) this.#mailbox(m);
+    return true;
+  }
+
+  /** Takes in one real answer; schedules a write when the recording changed. */
   observe(o: Observed): void {
-    const j = (o.json ?? {}) as Json;
     const ok = o.status >= 200 && o.status < 300;
-    if (!ok) return;
-    const { session_id: sessionId, file_id: fileId, mailbox_id: mailboxId, secret_id: secretId } = o.pathParams;
-    switch (o.operationId) {
-      case 'listSessionFiles':
-        this.#session(sessionId);
-        if (Array.isArray(j.files)) for (const f of j.files) this.#file(sessionId, f);
-        break;
-      case 'uploadSessionFile':
-        this.#file(sessionId, j);
-        break;
-      case 'downloadSessionFile': {
-        const d = o.download!;
-        const known = this.#session(sessionId).files.get(fileId);
-        this.#file(sessionId, { ...known, id: fileId, size: d.size, checksum: d.checksum, filename: known?.filename ?? filenameOf(d.disposition), mime_type: known?.mime_type ?? d.contentType?.split(';')[0] });
-        const entry = this.#session(sessionId).files.get(fileId)!;
-        if (d.bytes) entry.content_base64 = d.bytes.toString('base64');
-        break;
-      }
-      case 'deleteSessionFile':
-        this.#sessions.get(sessionId)?.files.delete(fileId);
-        break;
-      case 'getSessionScript': {
-        if (!Array.isArray(j.json_actions)) return;
-        // With infer_response_format the service adds response formats it inferred: those
-        // actions are kept only until an answer without inference shows the recorded ones.
-        const inferred = /^(1|t|y|on|yes|true)$/i.test(o.query.get('infer_response_format')?.trim() ?? '');
-        const session = this.#session(sessionId);
-        if (inferred && this.#plainActions.has(sessionId)) return;
-        if (!inferred) this.#plainActions.add(sessionId);
-        session.actions = j.json_actions.filter((a: unknown) => a && typeof a === 'object' && typeof (a as Json).type === 'string');
-        break;
-      }
-      case 'listMailboxes':
-      case 'syncMailboxes':
-        if (Array.isArray(j.items)) for (const m of j.items) this.#mailbox(m);
-        break;
-      case 'getMailbox':
-      case 'updateMailbox':
-        this.#mailbox(j);
-        break;
-      case 'deleteMailbox':
-        this.#mailboxes.delete(mailboxId);
-        break;
-      case 'storeSecret':
-        this.#secret(j);
-        break;
-      case 'listSecrets':
-        if (Array.isArray(j.items)) for (const s of j.items) this.#secret(s);
-        break;
-      case 'getSecret': {
-        if (!this.opts.secretValues || typeof j.value !== 'string' || !j.value) return;
-        const namespace = o.query.get('namespace') ?? 'function_env';
-        this.#values.set(`${namespace}/${o.pathParams.name}`, j.value);
-        for (const s of this.#secrets.values()) if (s.namespace === namespace && s.name === o.pathParams.name) s.value = j.value;
-        break;
-      }
-      case 'deleteSecret':
-        this.#secrets.delete(secretId);
-        break;
-      default:
-        return;
-    }
-    this.schedule();
+    if (!ok || !Object.hasOwn(this.#steps, o.operationId)) return;
+    if (this.#steps[o.operationId as OperationId](o, (o.json ?? {}) as Json)) this.schedule();
   }
 
   /** The scenario as it stands; `generated_at` is now, and every timestamp is the service's own. */

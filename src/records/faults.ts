@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Schemas } from '../generated/control-plane-api.js';
-import { editDistance } from './near-miss.js';
+import { editDistance } from '../primitives/edit-distance.js';
 
 /** What `POST /__mock/faults` takes and a fault is, as control-plane.openapi.json says (generated). */
 export type FaultSpec = Schemas['FaultRequest'];

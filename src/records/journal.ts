@@ -6,7 +6,11 @@
  * however large or however many, can make it outgrow its budget.
  */
 import type { Schemas } from '../generated/control-plane-api.js';
+import type { ParsedBody } from '../http/body.js';
+import type { Operation } from '../openapi.js';
+import { descriptorOf } from '../operations/descriptors.js';
 import { isoTime } from '../primitives/clock.js';
+import { summarizeBody } from './body-summary.js';
 
 /** One journal entry, as control-plane.openapi.json describes it (generated). */
 export type JournalEntry = Schemas['JournalEntry'];
@@ -97,30 +101,60 @@ export class Journal {
   }
 }
 
-/**
- * Operations whose requests carry secrets, with the body fields that are NOT secret and the type
- * they must have to be shown. Redaction is by operation and by allow-list: anything else in the
- * body — the secret field, an unknown key, a value of an unexpected type, a body that is not an
- * object at all (`[{"name":"A","value":"S"}]`, a bare `"S"`) — is replaced by "***", because a
- * client that sends a secret in the wrong shape has still sent a secret.
- */
-export const SECRET_BEARING: Record<string, { shown: string[] }> = {
-  storeSecret: { shown: ['name', 'namespace'] },
-  createToken: { shown: ['grant_type', 'username', 'scope', 'client_id'] },
-};
-
-/** Paths of the secret-bearing operations, for requests that matched no operation (a 405). */
-const SECRET_BEARING_PATHS = new Set(['/token', '/secrets']);
-
 export const REDACTED = '***';
 
-function isSecretBearing(operationId: string | null, path: string): boolean {
-  if (operationId !== null) return operationId in SECRET_BEARING;
-  return SECRET_BEARING_PATHS.has(path.replace(/\/+$/, ''));
+/**
+ * What a stage parsed of a request body, handed to the journal, which keeps only a redacted
+ * summary of it (see journalBody). Besides a parsed body, the proxy may say it kept only a count:
+ * bytes it could not parse, or bytes it streamed on without keeping them.
+ */
+export type BodyRecord = ParsedBody | { kind: 'unparsed'; bytes: number } | { kind: 'streamed'; bytes: number };
+
+/** The body of a request to an operation, as the pipeline or the proxy parsed it. */
+export interface ParsedRequest {
+  operationId: string;
+  body: BodyRecord;
 }
 
+/**
+ * What the journal records of a body: a bounded summary of it (never the parsed graph), redacted
+ * by the operation's descriptor; uploads as name, size and checksum; null when there was none
+ * (or it was not read: a request that failed authentication leaves no body).
+ */
+export function journalBody(parsed: ParsedRequest | undefined): unknown {
+  if (!parsed) return null;
+  const { operationId, body } = parsed;
+  switch (body.kind) {
+    case 'none':
+      return null;
+    case 'json':
+      return redactBody(operationId, summarizeBody(body.value));
+    case 'raw':
+      // Unparsed text could hold anything, a secret included: only its size is kept.
+      return { unparsed_bytes: Buffer.byteLength(body.text) };
+    case 'unparsed':
+      return { unparsed_bytes: body.bytes };
+    case 'streamed':
+      return { streamed_bytes: body.bytes };
+    case 'form': {
+      const out: Record<string, unknown> = Object.create(null);
+      for (const [k, v] of body.fields) {
+        out[k] = v.type === 'field' ? v.value : { filename: v.upload.filename, size: v.upload.blob.size, checksum: v.upload.blob.checksum };
+      }
+      return redactBody(operationId, summarizeBody(out));
+    }
+  }
+}
+
+/**
+ * Redaction is by operation (its descriptor's `secretBody`) and by allow-list: anything in a
+ * secret-bearing body but the shown fields as strings — the secret field, an unknown key, a value
+ * of an unexpected type, a body that is not an object at all (`[{"name":"A","value":"S"}]`, a
+ * bare `"S"`) — is replaced by "***", because a client that sends a secret in the wrong shape has
+ * still sent a secret.
+ */
 export function redactBody(operationId: string, body: unknown): unknown {
-  const rule = SECRET_BEARING[operationId];
+  const rule = descriptorOf(operationId)?.secretBody;
   if (!rule || body === null || body === undefined) return body;
   if (typeof body !== 'object' || Array.isArray(body)) return REDACTED;
   const copy: Record<string, unknown> = {};
@@ -130,7 +164,13 @@ export function redactBody(operationId: string, body: unknown): unknown {
   return copy;
 }
 
-/** A secret-bearing request's query string could hold a password: every value is redacted. */
-export function redactQuery(operationId: string | null, path: string, query: [string, string][]): [string, string][] {
-  return isSecretBearing(operationId, path) ? query.map(([k]) => [k, REDACTED]) : query;
+/**
+ * Which requests' query strings could hold a password, so that every value is redacted: those
+ * of a secret-bearing operation, and, for a request that matched no operation (a 405), those to
+ * the path of one (given `/token` or `/token/`).
+ */
+export function queryRedaction(operations: readonly Operation[]): (operationId: string | null, path: string, query: [string, string][]) => [string, string][] {
+  const paths = new Set(operations.filter((op) => descriptorOf(op.id)?.secretBody).map((op) => op.path));
+  const secretBearing = (operationId: string | null, path: string) => (operationId !== null ? descriptorOf(operationId)?.secretBody !== undefined : paths.has(path.replace(/\/+$/, '')));
+  return (operationId, path, query) => (secretBearing(operationId, path) ? query.map(([k]) => [k, REDACTED]) : query);
 }
