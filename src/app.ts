@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import { authenticate } from './auth.js';
 import { corsMiddleware } from './cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
-import { isControlPlanePath } from './guards/cross-site.js';
+import { crossSiteRefusal, isControlPlanePath } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
@@ -173,6 +173,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       faults,
       coverage,
       adminToken: options.adminToken,
+      guard: crossSiteRefusal,
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       principalOf: (token) => {

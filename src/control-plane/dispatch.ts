@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import { DETAIL, HttpError, unauthorized } from '../errors/http-error.js';
-import { crossSiteRefusal } from '../guards/cross-site.js';
 import { bearerParam, isSecret } from '../http/authorization.js';
 import { isJsonType } from '../http/body.js';
 import { splitTarget } from '../http/request-target.js';
@@ -54,9 +53,9 @@ interface ControlStageDeps extends StageDeps {
 
 type ControlStage = (ctx: RequestContext<ControlStageDeps>) => Reply | void | Promise<Reply | void>;
 
-/** guards: a cross-site request (a page on another site) is refused before anything else. */
+/** guards: the app's refusals, before anything else (a cross-site request: guards/cross-site.ts). */
 const guards: ControlStage = (ctx) => {
-  const refusal = crossSiteRefusal(ctx.req.headers);
+  const refusal = ctx.deps.control.guard?.(ctx.req.headers);
   if (refusal) throw refusal;
 };
 

@@ -4,7 +4,9 @@
  * it returns a Reply (http/reply.ts), which the reply stage writes. One handler per operationId of
  * that document, typed from it; the dispatcher (dispatch.ts) routes to it.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
+import type { HttpError } from '../errors/http-error.js';
 import type { Reply } from '../http/reply.js';
 import type { Operation } from '../openapi.js';
 import type { OperationId as ControlOperationId, Operations as ControlOperations } from '../generated/control-plane-api.js';
@@ -27,6 +29,8 @@ export interface ControlPlaneDeps {
   /** Clears the journal, the faults and the coverage (a full reset does too). */
   clearRunRecords(): void;
   adminToken?: string;
+  /** The guards stage: a request the app refuses before anything else (a cross-site one), or null. */
+  guard?: (headers: IncomingHttpHeaders) => HttpError | null;
   fileTtlMs: number;
   maxUploadBytes: number;
   /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
