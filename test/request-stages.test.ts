@@ -44,8 +44,9 @@ afterAll(() => app.mock.close());
 /** A bare server running one composition of the service's stages (404 text when not the service's). */
 async function withStages<T>(stages: Composition<ServiceDeps, ServiceRequest>, use: (server: Server) => Promise<T>): Promise<T> {
   const server = createServer((req, res) => {
-    void handleServiceRequest(new ServiceRequest(req, res, deps, splitTarget(req.url ?? '/')), stages).then((mine) => {
-      if (!mine) res.writeHead(404).end('not the service');
+    const ctx = new ServiceRequest(req, res, deps, splitTarget(req.url ?? '/'));
+    void handleServiceRequest(ctx, stages).then(() => {
+      if (!ctx.isService) res.writeHead(404).end('not the service');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -58,8 +58,8 @@ export function serviceRequests({ clock, logger, operations, journal, coverage, 
     res.once('finish', record);
     res.once('close', record);
     try {
-      const handled = await handleServiceRequest(ctx);
-      if (!handled) {
+      await handleServiceRequest(ctx);
+      if (!ctx.isService) {
         res.locals.target = target;
         return next();
       }

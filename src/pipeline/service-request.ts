@@ -16,6 +16,7 @@ import type { OpenApiDocument, Operation } from '../openapi.js';
 import { handlerFor, type HandlerMap, type OperationConfig } from '../operations/types.js';
 import type { Reply } from '../http/reply.js';
 import { matchRoute } from './router.js';
+import { pyQuoteUrl } from '../python/url.js';
 import { serializeJson, type TextCache } from '../store/json-text.js';
 import type { Store } from '../store/store.js';
 import type { Faults } from '../control-plane/faults.js';
@@ -25,6 +26,7 @@ import { summarizeBody } from '../control-plane/body-summary.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { proxyRequest, type ProxyDeps } from '../proxy/proxy-stage.js';
 import type { ResponseValidator } from '../validation/responses.js';
+import { checkServiceReply } from '../validation/reply-check.js';
 import { NOT_MINE, RequestContext, WRITTEN_ELSEWHERE, readBody, reply, runStages, validate, type Composition, type StageDeps, type Target } from './stages.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -88,16 +90,6 @@ function journalBody(opId: string, body: ParsedBody): unknown {
   }
 }
 
-/** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
-function quoteLocation(url: string): string {
-  return Array.from(new TextEncoder().encode(url))
-    .map((b) => {
-      const c = String.fromCharCode(b);
-      return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-    })
-    .join('');
-}
-
 /** The service's deps as its stages read them (made once, by serviceStageDeps). */
 export type ServiceDeps = PipelineDeps & StageDeps;
 
@@ -121,6 +113,11 @@ export class ServiceRequest extends RequestContext<ServiceDeps> {
   constructor(req: IncomingMessage, res: ServerResponse, deps: ServiceDeps, target: Target) {
     super(req, res, deps, target);
   }
+
+  /** The route stage found the path to be the service's (false: the request goes on to Express). */
+  get isService(): boolean {
+    return this.reply !== NOT_MINE;
+  }
 }
 
 type ServiceComposition = Composition<ServiceDeps, ServiceRequest>;
@@ -131,7 +128,7 @@ function route(ctx: ServiceRequest): Reply | void {
   if (found.kind === 'not-found') return NOT_MINE;
   if (found.kind === 'redirect') {
     const query = ctx.target.query;
-    const location = quoteLocation(`http://${requestHost(ctx.req)}${found.path}${query ? `?${query}` : ''}`);
+    const location = pyQuoteUrl(`http://${requestHost(ctx.req)}${found.path}${query ? `?${query}` : ''}`);
     return { status: 307, headers: { Location: location, 'Content-Length': '0' } };
   }
   ctx.facts.service = true;
@@ -242,10 +239,9 @@ export const PROXY_STAGES: ServiceComposition = {
   closing: [{ name: 'reply', run: reply }],
 };
 
-/** Handles one service request; returns false when the path is not the service's. */
-export async function handleServiceRequest(ctx: ServiceRequest, stages: ServiceComposition = ctx.deps.proxy ? PROXY_STAGES : SERVICE_STAGES): Promise<boolean> {
-  await runStages(ctx, stages);
-  return ctx.reply !== NOT_MINE;
+/** Handles one service request; afterwards `ctx.isService` says whether the path was the service's. */
+export function handleServiceRequest(ctx: ServiceRequest, stages: ServiceComposition = ctx.deps.proxy ? PROXY_STAGES : SERVICE_STAGES): Promise<void> {
+  return runStages(ctx, stages);
 }
 
 function principalOrNull(ctx: ServiceRequest): string | null {
@@ -254,20 +250,4 @@ function principalOrNull(ctx: ServiceRequest): string | null {
   } catch {
     return null;
   }
-}
-
-/** Response validation of a service answer: a mismatch throws (the app answers it 500). */
-function checkServiceReply(validate: ResponseValidator, op: Operation, out: Reply): Reply {
-  if (out.stream) {
-    try {
-      validate(op, out.status, out.headers?.['Content-Type'], undefined);
-    } catch (e) {
-      // The stream holds a descriptor from the moment it was made: close it on every way out.
-      out.stream.destroy();
-      throw e;
-    }
-  } else if (out.jsonText !== undefined) validate(op, out.status, 'application/json', JSON.parse(out.jsonText));
-  else if (out.json === undefined) validate(op, out.status, undefined, undefined);
-  else validate(op, out.status, 'application/json', out.json);
-  return out;
 }
