@@ -51,6 +51,9 @@ export interface Target {
   query: string | undefined;
 }
 
+/** No body read (yet): nothing to discard. */
+const NO_BODY: ParsedBody = Object.freeze({ kind: 'none' });
+
 /** One request on its way through the stages. */
 export class RequestContext<D extends StageDeps = StageDeps> {
   /** The matched operation (after the route stage). */
@@ -72,7 +75,7 @@ export class RequestContext<D extends StageDeps = StageDeps> {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    public deps: D,
+    readonly deps: D,
     readonly target: Target,
   ) {}
 
@@ -92,7 +95,6 @@ export class RequestContext<D extends StageDeps = StageDeps> {
   }
 }
 
-const NO_BODY: ParsedBody = Object.freeze({ kind: 'none' });
 
 export type Stage<D extends StageDeps = StageDeps, C extends RequestContext<D> = RequestContext<D>> = (ctx: C) => Reply | void | Promise<Reply | void>;
 
