@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import { authenticate } from './auth.js';
 import { corsMiddleware } from './cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
-import { isControlPlanePath, refuseCrossSite } from './guards/cross-site.js';
+import { crossSiteRefusal, isControlPlanePath } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './docs.js';
 import { landingPageRoute } from './landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
@@ -16,7 +16,7 @@ import { Clock } from './primitives/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
 import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
-import { sendJsonText } from './http/reply.js';
+import { sendReply, stringifyJson } from './http/reply.js';
 import { StartupError, type Store } from './store/store.js';
 import { createStore } from './app/create-store.js';
 import type { DriftLog } from './proxy/drift.js';
@@ -155,8 +155,9 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // request. No service path is one of those paths, so the order changes no answer.
   app.use(serviceRequests({ clock, logger, operations, journal, coverage, deps }));
 
-  app.get('/health', (_req, res) => sendJsonText(res, 200, '{"status":"ok"}'));
-  app.get('/openapi.json', (req, res) => sendJsonText(res, 200, JSON.stringify(servedDocument(document, req))));
+  const healthy = Object.freeze({ status: 200, jsonText: '{"status":"ok"}' });
+  app.get('/health', (_req, res) => sendReply(res, healthy, stringifyJson));
+  app.get('/openapi.json', (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
   app.use(docsRouter(document.info.title));
   app.get('/', landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
@@ -172,6 +173,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       faults,
       coverage,
       adminToken: options.adminToken,
+      guard: crossSiteRefusal,
       fileTtlMs: deps.config.fileTtlMs,
       maxUploadBytes: deps.config.maxUploadBytes,
       principalOf: (token) => {
@@ -187,7 +189,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       validateResponses: options.validateResponses,
       logger,
   });
-  app.use('/__mock', refuseCrossSite(), control);
+  app.use('/__mock', control);
 
   app.use(notFound);
   app.use(unexpectedError(logger));

@@ -9,6 +9,7 @@ import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { escapeMarkup } from './primitives/markup.js';
+import { sendReply, stringifyJson, type Reply } from './http/reply.js';
 
 /** Where swagger-ui-dist's files are (it has no `exports` map, so its package.json resolves). */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -70,6 +71,8 @@ window.ui = SwaggerUIBundle({
 `;
 }
 
+const htmlReply = (page: string): Reply => Object.freeze({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: Buffer.from(page, 'utf8') });
+
 /**
  * GET /__mock/docs: Swagger UI for the control plane, with its assets from /docs. Mounted before
  * the control plane's admin-token check: the page is only the description, and every call it
@@ -77,10 +80,8 @@ window.ui = SwaggerUIBundle({
  */
 export function controlPlaneDocsRouter(title: string, document: unknown): Router {
   const router = Router({ caseSensitive: true, strict: true });
-  const page = swaggerUiPage(title, { spec: document });
-  router.get('/__mock/docs', (_req: Request, res: Response) => {
-    res.type('html').send(page);
-  });
+  const page = htmlReply(swaggerUiPage(title, { spec: document }));
+  router.get('/__mock/docs', (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
   router.get('/__mock/docs/', (_req: Request, res: Response) => res.redirect(307, '/__mock/docs'));
   return router;
 }
@@ -88,10 +89,8 @@ export function controlPlaneDocsRouter(title: string, document: unknown): Router
 /** Routes for /docs, its assets and the OAuth2 redirect page. */
 export function docsRouter(title: string): Router {
   const router = Router({ caseSensitive: true, strict: true });
-  const page = swaggerUiPage(title);
-  router.get('/docs', (_req: Request, res: Response) => {
-    res.type('html').send(page);
-  });
+  const page = htmlReply(swaggerUiPage(title));
+  router.get('/docs', (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
   // Starlette redirects a trailing slash to the route without it; so does this page.
   router.get('/docs/', (_req: Request, res: Response) => res.redirect(307, '/docs'));
   router.get('/docs/oauth2-redirect', (_req: Request, res: Response) => {

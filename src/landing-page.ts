@@ -5,6 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { escapeMarkup } from './primitives/markup.js';
+import { sendReply, stringifyJson } from './http/reply.js';
 
 function landingPage(title: string, version: string): string {
   return `<!DOCTYPE html>
@@ -31,12 +32,14 @@ function landingPage(title: string, version: string): string {
 
 /** The landing page for browsers; passes every other request on (to the 404). */
 export function landingPageRoute(title: string, version: string) {
-  const page = landingPage(title, version);
+  const page = Object.freeze({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: Buffer.from(landingPage(title, version), 'utf8') });
   return (req: Request, res: Response, next: NextFunction) => {
     // Browsers list text/html explicitly; `*/*` alone (curl, fetch) prefers JSON, listed first.
     if (req.accepts(['application/json', 'text/html']) !== 'text/html') return next();
     // One of the mock's own pages: not the service, so neither journalled nor logged.
     res.locals.mockOwnPage = true;
-    res.vary('Accept').type('html').send(page);
+    // Vary added to, not replacing, what CORS may have set.
+    res.vary('Accept');
+    sendReply(res, page, stringifyJson);
   };
 }

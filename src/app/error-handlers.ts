@@ -5,7 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { DETAIL, HttpError } from '../errors/http-error.js';
-import { sendError } from '../http/reply.js';
+import { sendError, sendReply, stringifyJson } from '../http/reply.js';
 
 /** Neither the service nor the mock's own paths: FastAPI's 404. */
 export function notFound(_req: Request, res: Response) {
@@ -23,8 +23,6 @@ export function unexpectedError(logger: Logger) {
     }
     logger.error({ err: error, method: req.method, url: req.originalUrl }, 'unhandled error');
     if (res.headersSent) return void res.destroy();
-    const body = Buffer.from('Internal Server Error');
-    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(body.length) });
-    res.end(body);
+    sendReply(res, { status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Internal Server Error' }, stringifyJson);
   };
 }

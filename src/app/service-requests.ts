@@ -1,6 +1,9 @@
 /**
  * The Express middleware that hands each request to the service pipeline and, once it is
- * answered (or cut off), writes its log line, its journal entry and its coverage count.
+ * answered (or cut off), writes its log line, its journal entry and its coverage count (the
+ * record step, from the facts the stages left). It splits the request target once for every
+ * request; the query is parsed at most once (RequestContext.query), and the control plane takes
+ * the same split target from `res.locals.target`.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -8,10 +11,9 @@ import type { Coverage } from '../control-plane/coverage.js';
 import { REDACTED, journalBody, queryRedaction, type Journal } from '../records/journal.js';
 import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
 import type { Operation } from '../openapi.js';
-import { handleServiceRequest, type PipelineDeps, type RequestFacts } from '../pipeline/service-request.js';
+import { handleServiceRequest, serviceStageDeps, ServiceRequest, type PipelineDeps } from '../pipeline/service-request.js';
 import type { Clock } from '../primitives/clock.js';
 import { splitTarget } from '../http/request-target.js';
-import { parseQuery } from '../python/url.js';
 
 export interface ServiceRequestsDeps {
   clock: Clock;
@@ -24,12 +26,15 @@ export interface ServiceRequestsDeps {
 
 export function serviceRequests({ clock, logger, operations, journal, coverage, deps }: ServiceRequestsDeps) {
   const redactQuery = queryRedaction(operations);
+  const stageDeps = serviceStageDeps(deps);
   return async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const startedAt = clock.now();
-    const facts: RequestFacts = {};
     let done = false;
-    const { path, query: rawQuery } = splitTarget(req.originalUrl);
+    const target = splitTarget(req.originalUrl);
+    const { path, query: rawQuery } = target;
+    const ctx = new ServiceRequest(req, res, stageDeps, target);
+    const facts = ctx.facts;
     // Service requests, and every request the service would not know (a typo'd URL, a 307):
     // those leave a trace too, with operationId null. The mock's own pages and the control
     // plane never do (CONTRACT §7).
@@ -42,7 +47,7 @@ export function serviceRequests({ clock, logger, operations, journal, coverage, 
       const operationId = facts.operationId ?? null;
       const principal = facts.principal ?? null;
       const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
-      const query = redactQuery(operationId, path, [...parseQuery(rawQuery ?? '')]);
+      const query = redactQuery(operationId, path, [...ctx.query]);
       // The log line shows the URL with the journal's redactions (a password in /token's query).
       const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
       logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
@@ -54,8 +59,11 @@ export function serviceRequests({ clock, logger, operations, journal, coverage, 
     res.once('finish', record);
     res.once('close', record);
     try {
-      const handled = await handleServiceRequest(req, res, deps, facts);
-      if (!handled) return next();
+      await handleServiceRequest(ctx);
+      if (!ctx.isService) {
+        res.locals.target = target;
+        return next();
+      }
     } catch (e) {
       return next(e);
     } finally {

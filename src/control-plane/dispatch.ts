@@ -7,19 +7,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import { DETAIL, HttpError, unauthorized } from '../errors/http-error.js';
 import { bearerParam, isSecret } from '../http/authorization.js';
-import { discardBody, isJsonType, readBody, type ParsedBody } from '../http/body.js';
+import { isJsonType } from '../http/body.js';
 import { splitTarget } from '../http/request-target.js';
+import { replyType, stringifyJson, type Reply } from '../http/reply.js';
 import { buildOperations, type OpenApiDocument, type Operation } from '../openapi.js';
 import { packageRoot } from '../package-root.js';
-import { sendError } from '../http/reply.js';
-import { parseQuery } from '../python/url.js';
 import { matchRoute } from '../pipeline/router.js';
+import { RequestContext, readBody, reply, runStages, validate, type Composition, type StageDeps, type Target } from '../pipeline/stages.js';
 import { createOpenApiValidator } from '../validation/eov.js';
-import { holdAnswerForCheck, type AnswerCheck } from '../validation/response-capture.js';
-import { validateInput } from '../validation/input.js';
 import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './runtime-handlers.js';
 import { controlHandlerFor, type ControlHandlerMap, type ControlPlaneDeps } from './handler-types.js';
@@ -45,23 +44,102 @@ const handlers: ControlHandlerMap = { ...runtimeHandlers, ...workspaceHandlers, 
 
 export type ControlPlane = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
+/** The control plane's deps as its stages read them. */
+interface ControlStageDeps extends StageDeps {
+  control: ControlPlaneDeps;
+  /** control-plane.openapi.json as loaded (getControlPlaneDocument answers it). */
+  raw: Record<string, unknown>;
+}
+
+type ControlStage = (ctx: RequestContext<ControlStageDeps>) => Reply | void | Promise<Reply | void>;
+
+/** guards: the app's refusals, before anything else (a cross-site request: guards/cross-site.ts). */
+const guards: ControlStage = (ctx) => {
+  const refusal = ctx.deps.control.guard?.(ctx.req.headers);
+  if (refusal) throw refusal;
+};
+
+/** admin token: with --admin-token, checked before routing (an unknown /__mock path without it is a 401). */
+const adminToken: ControlStage = (ctx) => {
+  const expected = ctx.deps.control.adminToken;
+  if (!expected) return;
+  const token = bearerParam(ctx.req.headers.authorization);
+  if (token === null || !isSecret(token, expected)) throw unauthorized(DETAIL.notAuthenticated);
+};
+
+/** route: by operationId from control-plane.openapi.json; a trailing slash is ignored, as Express's routing did. */
+const route: ControlStage = (ctx) => {
+  let found = matchRoute(ctx.deps.operations, ctx.method, ctx.target.path);
+  if (found.kind === 'redirect') found = matchRoute(ctx.deps.operations, ctx.method, found.path);
+  if (found.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: found.allow });
+  if (found.kind !== 'match') throw new HttpError(404, DETAIL.notFound);
+  ctx.op = found.op;
+  ctx.pathParams = found.pathParams;
+  // From here on, every answer is one the document describes (response validation checks it).
+  ctx.documented = true;
+};
+
+/** operate: the operation's handler; it returns its reply. */
+const operate: ControlStage = async (ctx) => {
+  const op = ctx.operation;
+  const out = await controlHandlerFor(handlers, op.id)(ctx.input!, { deps: ctx.deps.control, document: ctx.deps.raw, operationId: op.id as never });
+  ctx.committed = true;
+  return out;
+};
+
+/** The control plane's order: no faults, no Prefer; the admin token before routing. */
+export const CONTROL_STAGES: Composition<ControlStageDeps> = {
+  front: [
+    { name: 'guards', run: guards },
+    { name: 'admin token', run: adminToken },
+    { name: 'route', run: route },
+    { name: 'read body', run: readBody },
+    { name: 'validate', run: validate },
+    { name: 'operate', run: operate },
+  ],
+  closing: [{ name: 'reply', run: reply }],
+};
+
 /**
- * --validate-responses for /__mock: each answer is held until complete and checked against
- * control-plane.openapi.json (Ajv loaded only then); a mismatch answers 500 and is logged.
+ * --validate-responses for /__mock: each documented answer is checked against
+ * control-plane.openapi.json (Ajv loaded only then) as the bytes it is — a streamed export is
+ * gathered whole first, which the suite can afford; a mismatch answers 500 and is logged.
  */
-async function answerChecker(document: Record<string, any>): Promise<(op: Operation) => AnswerCheck> {
+async function answerChecker(document: Record<string, any>, deps: ControlPlaneDeps): Promise<NonNullable<StageDeps['checkReply']>> {
   const { createResponseValidator, ResponseValidationError } = await import('../validation/responses.js');
   const validate = createResponseValidator(document as OpenApiDocument, 'control-plane.openapi.json');
-  return (op) => (status, contentType, body) => {
-    let value: unknown = body;
-    if (body !== undefined && isJsonType(contentType)) {
+  return async (ctx, out) => {
+    const op = ctx.operation;
+    const contentType = replyType(out);
+    let bytes: Buffer | undefined;
+    if (out.json !== undefined) bytes = stringifyJson(out.json);
+    else if (out.jsonText !== undefined) bytes = Buffer.from(out.jsonText, 'utf8');
+    else if (out.body !== undefined) bytes = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
+    else if (out.stream) {
       try {
-        value = JSON.parse(body.toString('utf8'));
+        const chunks: Buffer[] = [];
+        for await (const chunk of out.stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+        bytes = Buffer.concat(chunks);
       } catch {
-        throw new ResponseValidationError(`${op.id} ${status} answered ${contentType} that is not JSON`);
+        return { status: 0, drop: true };
       }
     }
-    validate(op, status, contentType, value);
+    try {
+      let value: unknown = bytes;
+      if (bytes !== undefined && isJsonType(contentType)) {
+        try {
+          value = JSON.parse(bytes.toString('utf8'));
+        } catch {
+          throw new ResponseValidationError(`${op.id} ${out.status} answered ${contentType} that is not JSON`);
+        }
+      }
+      validate(op, out.status, contentType, value);
+    } catch (e) {
+      deps.logger?.error({ err: e, operationId: op.id }, 'response validation failed');
+      return { status: 500, jsonText: JSON.stringify({ detail: (e as Error).message }) };
+    }
+    // Sent as the bytes checked (a stream cannot be read twice), framed as the stream was.
+    return out.stream ? { ...out, stream: Readable.from([bytes!]) } : out;
   };
 }
 
@@ -71,42 +149,29 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
   const missing = operations.filter((op) => !(op.id in handlers)).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);
   const validator = createOpenApiValidator(document);
-  const responses = deps.validateResponses ? answerChecker(document) : undefined;
-
-  const authorised = (header: string | undefined) => {
-    if (!deps.adminToken) return true;
-    const token = bearerParam(header);
-    return token !== null && isSecret(token, deps.adminToken);
+  const checker = deps.validateResponses ? answerChecker(document, deps) : undefined;
+  const bodies = { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, parseJson: parseControlJson };
+  const importBodies = { ...bodies, maxJson: MAX_IMPORT_BODY };
+  const controlBodies = { ...bodies, maxJson: MAX_CONTROL_BODY };
+  const stageDeps: ControlStageDeps = {
+    control: deps,
+    raw: document,
+    operations,
+    document: document as OpenApiDocument,
+    validator,
+    blobs: () => deps.store.blobs,
+    bodyOptions: (op) => ((op.id as string) === 'importWorkspace' ? importBodies : controlBodies),
+    writeJson: stringifyJson,
+    checkReply: checker ? async (ctx, out) => (await checker)(ctx, out) : undefined,
   };
 
-  const dispatch = async (req: Request, res: Response, next: NextFunction) => {
-    const target = splitTarget(req.originalUrl);
-    let body: ParsedBody = { kind: 'none' };
-    let committed = false;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    // The target as app/service-requests.ts split it for every request.
+    const target: Target = (res.locals.target as Target | undefined) ?? splitTarget(req.originalUrl);
     try {
-      if (!authorised(req.headers.authorization)) throw unauthorized(DETAIL.notAuthenticated);
-      let rawPath = target.path;
-      let route = matchRoute(operations, req.method, rawPath);
-      // Express's routing, which this replaced, ignored a trailing slash; so does this.
-      if (route.kind === 'redirect') route = matchRoute(operations, req.method, (rawPath = route.path));
-      if (route.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: route.allow });
-      if (route.kind !== 'match') throw new HttpError(404, DETAIL.notFound);
-      const op = route.op;
-      if (responses) holdAnswerForCheck(res, (await responses)(op), (e) => deps.logger?.error({ err: e, operationId: op.id }, 'response validation failed'));
-      if (op.body) {
-        const maxJson = (op.id as string) === 'importWorkspace' ? MAX_IMPORT_BODY : MAX_CONTROL_BODY;
-        body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, maxJson, parseJson: parseControlJson });
-      }
-      const input = await validateInput(validator, document, op, { path: route.pathParams, query: parseQuery(target.query ?? ''), headers: req.headers }, body);
-      await controlHandlerFor(handlers, op.id)(input, { deps, req, res, document });
-      committed = true;
+      await runStages(new RequestContext(req, res, stageDeps, target), CONTROL_STAGES);
     } catch (e) {
-      if (e instanceof HttpError) return sendError(res, e);
       next(e);
-    } finally {
-      // An upload the handler did not store (refused, or a repeated part) leaves nothing behind.
-      await discardBody(body, deps.store.blobs, committed);
     }
   };
-  return dispatch;
 }

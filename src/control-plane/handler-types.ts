@@ -1,10 +1,13 @@
 /**
  * What a control-plane handler sees: the validated input (express-openapi-validator checked it
- * against control-plane.openapi.json), the raw request and response, and the mock's state.
- * One handler per operationId of that document, typed from it; the dispatcher (dispatch.ts) routes to it.
+ * against control-plane.openapi.json) and the mock's state — never the request or the response:
+ * it returns a Reply (http/reply.ts), which the reply stage writes. One handler per operationId of
+ * that document, typed from it; the dispatcher (dispatch.ts) routes to it.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
+import type { HttpError } from '../errors/http-error.js';
+import type { Reply } from '../http/reply.js';
 import type { Operation } from '../openapi.js';
 import type { OperationId as ControlOperationId, Operations as ControlOperations } from '../generated/control-plane-api.js';
 import type { InputOf, ValidatedInput } from '../operations/types.js';
@@ -26,6 +29,8 @@ export interface ControlPlaneDeps {
   /** Clears the journal, the faults and the coverage (a full reset does too). */
   clearRunRecords(): void;
   adminToken?: string;
+  /** The guards stage: a request the app refuses before anything else (a cross-site one), or null. */
+  guard?: (headers: IncomingHttpHeaders) => HttpError | null;
   fileTtlMs: number;
   maxUploadBytes: number;
   /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
@@ -42,8 +47,6 @@ export interface ControlPlaneDeps {
 /** What a handler for `Id` sees beside its input; `operationId` ties `json()`'s answer to Id's responses. */
 export interface ControlContext<Id extends ControlOperationId = ControlOperationId> {
   deps: ControlPlaneDeps;
-  req: IncomingMessage;
-  res: ServerResponse;
   /** control-plane.openapi.json as loaded. */
   document: Record<string, unknown>;
   operationId: Id;
@@ -52,8 +55,8 @@ export interface ControlContext<Id extends ControlOperationId = ControlOperation
 /** One operation's input, as src/generated/control-plane-api.ts derives it from control-plane.openapi.json. */
 export type ControlInput<Id extends ControlOperationId> = InputOf<ControlOperations[Id]>;
 
-/** A control-plane handler writes its answer itself (a snapshot export streams). */
-export type ControlHandler<Id extends ControlOperationId> = (input: ControlInput<Id>, ctx: ControlContext<Id>) => Promise<void> | void;
+/** A control-plane handler returns its answer (JSON, XML text, a streamed export, or no content). */
+export type ControlHandler<Id extends ControlOperationId> = (input: ControlInput<Id>, ctx: ControlContext<Id>) => Promise<Reply> | Reply;
 
 /** One handler per operationId of control-plane.openapi.json: a missing one fails to compile. */
 export type ControlHandlerMap = { [Id in ControlOperationId]: ControlHandler<Id> };
@@ -69,6 +72,5 @@ export type ControlJson<Id extends ControlOperationId, S extends ControlStatus<I
  * input meets the generated types; validateInput checked it against the same document.
  */
 export function controlHandlerFor(handlers: ControlHandlerMap, id: string) {
-  const handler = handlers[id as ControlOperationId] as unknown as (input: ValidatedInput, ctx: ControlContext) => Promise<void> | void;
-  return (input: ValidatedInput, ctx: Omit<ControlContext, 'operationId'>) => handler(input, { ...ctx, operationId: id as ControlOperationId });
+  return handlers[id as ControlOperationId] as unknown as (input: ValidatedInput, ctx: ControlContext) => Promise<Reply> | Reply;
 }

@@ -3,7 +3,7 @@
  * journal, the clock, faults and coverage.
  */
 import { HttpError } from '../errors/http-error.js';
-import { sendError, sendJsonText } from '../http/reply.js';
+import type { Reply } from '../http/reply.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { parseDuration } from '../primitives/units.js';
@@ -12,19 +12,12 @@ import { driftJunit } from './drift-junit.js';
 import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
 import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
-/** Writes the JSON answer documented for the handler's operation and status (a mismatch fails to compile). */
-export const json = <Id extends ControlOperationId, S extends ControlStatus<Id>>({ res }: ControlContext<Id>, status: S, value: ControlJson<Id, S>) =>
-  sendJsonText(res, status, JSON.stringify(value));
-export const noContent = ({ res }: ControlContext) => {
-  res.writeHead(204);
-  res.end();
-};
+/** The JSON answer documented for the handler's operation and status (a mismatch fails to compile). */
+export const json = <Id extends ControlOperationId, S extends ControlStatus<Id>>(_ctx: ControlContext<Id>, status: S, value: ControlJson<Id, S>): Reply => ({ status, json: value });
+const NO_CONTENT: Reply = Object.freeze({ status: 204 });
+export const noContent = (_ctx: ControlContext): Reply => NO_CONTENT;
 /** A JUnit XML report (coverage, drift) for CI. */
-const xml = ({ res }: ControlContext, text: string) => {
-  const body = Buffer.from(text, 'utf8');
-  res.writeHead(200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Length': String(body.length) });
-  res.end(body);
-};
+const xml = (_ctx: ControlContext, text: string): Reply => ({ status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, body: text });
 export const unprocessable = (detail: string) => new HttpError(422, detail);
 
 const clockState = ({ deps }: ControlContext) => ({ now: isoTime(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds * 1000) / 1000, frozen: deps.clock.frozen });
@@ -34,14 +27,14 @@ export const runtimeHandlers = {
 
   async resetWorkspaces({ query }, ctx) {
     await ctx.deps.reset(query.principal ?? undefined);
-    noContent(ctx);
+    return noContent(ctx);
   },
 
   // The token comes in the body, never the URL: URLs get logged.
   principalOf({ body: b }, ctx) {
     const principal = ctx.deps.principalOf(b.token);
     if (principal === null) throw unprocessable("this token is refused under --auth strict: only the scenario's API keys and tokens from POST /token are accepted");
-    json(ctx, 200, { principal });
+    return json(ctx, 200, { principal });
   },
 
   async switchScenario({ body: b }, ctx) {
@@ -58,19 +51,19 @@ export const runtimeHandlers = {
       throw unprocessable((e as Error).message);
     }
     ctx.deps.clearRunRecords();
-    json(ctx, 200, { scenario: ref, seed });
+    return json(ctx, 200, { scenario: ref, seed });
   },
 
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = <K extends keyof typeof q>(k: K) => q[k] ?? undefined;
     const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
-    json(ctx, 200, { items });
+    return json(ctx, 200, { items });
   },
 
   clearRequests(_input, ctx) {
     ctx.deps.journal.clear();
-    noContent(ctx);
+    return noContent(ctx);
   },
 
   getClock: (_input, ctx) => json(ctx, 200, clockState(ctx)),
@@ -91,45 +84,45 @@ export const runtimeHandlers = {
       if (e instanceof ClockRangeError) throw unprocessable(`advance ${JSON.stringify(b.advance)} would take the clock outside years 1 to 9999 (it is ${isoTime(ctx.deps.clock.now())})`);
       throw e;
     }
-    json(ctx, 200, clockState(ctx));
+    return json(ctx, 200, clockState(ctx));
   },
 
   resetClock(_input, ctx) {
     ctx.deps.clock.reset();
-    json(ctx, 200, clockState(ctx));
+    return json(ctx, 200, clockState(ctx));
   },
 
   addFault({ body: b }, ctx) {
     const problem = ctx.deps.faults.unknownOperation(b.operationId) ?? faultProblem(b);
     if (problem) throw unprocessable(problem);
-    json(ctx, 201, ctx.deps.faults.add(b));
+    return json(ctx, 201, ctx.deps.faults.add(b));
   },
 
   listFaults: (_input, ctx) => json(ctx, 200, { items: ctx.deps.faults.list() }),
 
   clearFaults(_input, ctx) {
     ctx.deps.faults.clear();
-    noContent(ctx);
+    return noContent(ctx);
   },
 
   deleteFault({ path }, ctx) {
-    if (!ctx.deps.faults.remove(String(path.fault_id))) return sendError(ctx.res, new HttpError(404, `Fault ${String(path.fault_id)} not found`));
-    noContent(ctx);
+    if (!ctx.deps.faults.remove(String(path.fault_id))) throw new HttpError(404, `Fault ${String(path.fault_id)} not found`);
+    return noContent(ctx);
   },
 
   getDrift({ query }, ctx) {
     const records = ctx.deps.drift?.list() ?? [];
     if (query.format === 'junit') return xml(ctx, driftJunit(ctx.deps.operations ?? [], records));
-    json(ctx, 200, { items: records });
+    return json(ctx, 200, { items: records });
   },
 
   clearDrift(_input, ctx) {
     ctx.deps.drift?.clear();
-    noContent(ctx);
+    return noContent(ctx);
   },
 
   getCoverage({ query }, ctx) {
     if (query.format === 'junit') return xml(ctx, ctx.deps.coverage.junit());
-    json(ctx, 200, ctx.deps.coverage.report());
+    return json(ctx, 200, ctx.deps.coverage.report());
   },
 } satisfies Partial<ControlHandlerMap>;

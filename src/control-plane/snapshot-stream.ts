@@ -6,19 +6,18 @@
  * (primitives/base64-stream.ts) into the blob store's (hashing) writer.
  */
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { Reply } from '../http/reply.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { Workspace } from '../store/workspace.js';
 import { exportSnapshot } from './snapshots.js';
 
-async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
-  if (!res.write(chunk)) await once(res, 'drain');
-}
-
-/** Writes `ws`'s full snapshot as the JSON answer; uploads' bytes are streamed in as base64. */
-export async function sendSnapshot(res: ServerResponse, ws: Workspace, blobs: BlobStore): Promise<void> {
+/**
+ * `ws`'s full snapshot as a streamed JSON reply; uploads' bytes are streamed in as base64. The
+ * snapshot is taken now; the stream reads each blob only as the client takes the bytes (the
+ * reply stage pipes it, waiting on drain), so /health keeps answering meanwhile.
+ */
+export async function snapshotReply(ws: Workspace, blobs: BlobStore): Promise<Reply> {
   // Each upload's content_base64 is first a unique placeholder, replaced by its bytes on the way out.
   const token = randomUUID();
   const blobsInOrder: string[] = [];
@@ -30,27 +29,30 @@ export async function sendSnapshot(res: ServerResponse, ws: Workspace, blobs: Bl
     }),
   );
   const parts = JSON.stringify(snapshot).split(new RegExp(`"${token}-\\d+"`));
-  res.writeHead(200, { 'Content-Type': 'application/json' });
-  try {
-    for (let i = 0; i < parts.length; i++) {
-      await write(res, parts[i]);
-      if (i < blobsInOrder.length) await writeBase64(res, blobs.read(blobsInOrder[i]));
-    }
-    res.end();
-  } catch {
-    res.destroy();
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, stream: Readable.from(snapshotChunks(parts, blobsInOrder, blobs), { objectMode: false }) };
+}
+
+async function* snapshotChunks(parts: string[], blobsInOrder: string[], blobs: BlobStore): AsyncGenerator<string> {
+  for (let i = 0; i < parts.length; i++) {
+    yield parts[i];
+    if (i < blobsInOrder.length) yield* base64Chunks(blobs.read(blobsInOrder[i]));
   }
 }
 
 /** A JSON string of the stream's bytes in base64; 3-byte groups never straddle two chunks. */
-async function writeBase64(res: ServerResponse, bytes: Readable): Promise<void> {
-  await write(res, '"');
+async function* base64Chunks(bytes: Readable): AsyncGenerator<string> {
+  yield '"';
   let carry: Buffer = Buffer.alloc(0);
-  for await (const chunk of bytes as AsyncIterable<Buffer>) {
-    const all = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    const whole = all.length - (all.length % 3);
-    if (whole) await write(res, all.subarray(0, whole).toString('base64'));
-    carry = all.subarray(whole);
+  try {
+    for await (const chunk of bytes as AsyncIterable<Buffer>) {
+      const all = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = all.length - (all.length % 3);
+      if (whole) yield all.subarray(0, whole).toString('base64');
+      carry = all.subarray(whole);
+    }
+  } finally {
+    // A client gone mid-export ends this generator early: close the blob's file with it.
+    bytes.destroy();
   }
-  await write(res, `${carry.toString('base64')}"`);
+  yield `${carry.toString('base64')}"`;
 }

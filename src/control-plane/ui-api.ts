@@ -17,7 +17,7 @@ export const inspectorHandlers = {
     const ws = await ctx.deps.store.workspace(String(path.principal));
     const now = ctx.deps.clock.now();
     const d = ws.data;
-    json(ctx, 200, {
+    return json(ctx, 200, {
       principal: ws.principal,
       now: isoTime(now),
       sessions: d.sessions.map((s) => ({
@@ -38,6 +38,6 @@ export const inspectorHandlers = {
     const session = sessionOr404(ws, String(path.session_id));
     const now = ctx.deps.clock.now();
     const items = session.files.slice(offset, offset + limit).map((f) => ({ ...fileView(f), expired: isExpired(f, now) }));
-    json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });
+    return json(ctx, 200, { now: isoTime(now), total: session.files.length, offset, limit, items });
   },
 } satisfies Partial<ControlHandlerMap>;

@@ -4,7 +4,7 @@
  */
 import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
 import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
-import { sendSnapshot } from './snapshot-stream.js';
+import { snapshotReply } from './snapshot-stream.js';
 import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
 import { fileView, sessionOr404, storeUploadedFile } from '../operations/session-files.js';
 import type { Action } from '../store/types.js';
@@ -16,14 +16,14 @@ export const workspaceHandlers = {
   async listWorkspaces(_input, ctx) {
     const items = [];
     for (const p of ctx.deps.store.principals().sort()) items.push(workspaceCounts(await ctx.deps.store.workspace(p)));
-    json(ctx, 200, { items });
+    return json(ctx, 200, { items });
   },
 
   async exportWorkspace({ path, query }, ctx) {
     // Uploaded bytes travel as base64 unless ?content=false; seeded bytes are derived anyway.
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    if (query.content !== false) await sendSnapshot(ctx.res, ws, ctx.deps.store.blobs);
-    else json(ctx, 200, await exportSnapshot(ws));
+    if (query.content !== false) return snapshotReply(ws, ctx.deps.store.blobs);
+    return json(ctx, 200, await exportSnapshot(ws));
   },
 
   async importWorkspace({ path, body: snapshot }, ctx) {
@@ -32,7 +32,7 @@ export const workspaceHandlers = {
     const repeated = duplicateIdProblem(snapshot);
     if (repeated) throw unprocessable(repeated);
     await importSnapshot(await ctx.deps.store.workspace(String(path.principal)), snapshot, ctx.deps.store.blobs, ctx.deps.clock.now());
-    noContent(ctx);
+    return noContent(ctx);
   },
 
   async createSession({ path, body: b }, ctx) {
@@ -43,7 +43,7 @@ export const workspaceHandlers = {
     if (!actions.every((a): a is Action => typeof a.type === 'string')) throw unprocessable('every action needs a string "type"');
     ws.addSession({ id, actions, files: [] });
     await ws.save();
-    json(ctx, 201, { id, actions });
+    return json(ctx, 201, { id, actions });
   },
 
   async connectMailbox({ path, body: b }, ctx) {
@@ -55,7 +55,7 @@ export const workspaceHandlers = {
     const mailbox = mailboxRecord({ id, email_address, provider, healthy, authorized_scopes, allow_all_senders, allowed_sender_domains }, ctx.deps.clock.now());
     ws.addMailbox(mailbox);
     await ws.save();
-    json(ctx, 201, mailboxView(mailbox));
+    return json(ctx, 201, mailboxView(mailbox));
   },
 
   async setMailboxConnection({ path, body: b }, ctx) {
@@ -65,13 +65,13 @@ export const workspaceHandlers = {
     // Only the hidden connection changes; the reported `healthy` follows at the next sync.
     const m = ws.updateMailbox(found, { connection_healthy: b.healthy });
     await ws.save();
-    json(ctx, 200, mailboxView(m));
+    return json(ctx, 200, mailboxView(m));
   },
 
   async addSessionDownload({ path, upload }, ctx) {
     const ws = await ctx.deps.store.workspace(String(path.principal));
     const session = sessionOr404(ws, String(path.session_id));
     const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
-    json(ctx, 201, fileView(file));
+    return json(ctx, 201, fileView(file));
   },
 } satisfies Partial<ControlHandlerMap>;

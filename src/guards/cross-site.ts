@@ -8,9 +8,8 @@
  * `Sec-Fetch-Site` other than same-origin or none is refused; without it, an `Origin` that is not
  * this very origin is refused; with neither, the request did not come from a browser page.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
-import { sendError } from '../http/reply.js';
 
 /** Whether a request URL is the control plane's (`/__mock`, `/__mock/…`, `/__mock?…`). */
 export function isControlPlanePath(url: string | undefined): boolean {
@@ -18,7 +17,7 @@ export function isControlPlanePath(url: string | undefined): boolean {
 }
 
 /** Why a request is cross-site, or null when it is not. */
-function crossSiteReason(headers: Request['headers']): string | null {
+function crossSiteReason(headers: IncomingHttpHeaders): string | null {
   const site = headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
   const origin = headers.origin;
@@ -33,10 +32,8 @@ function crossSiteReason(headers: Request['headers']): string | null {
   return sameOrigin ? null : `Origin: ${origin}`;
 }
 
-export function refuseCrossSite(): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const reason = crossSiteReason(req.headers);
-    if (reason === null) return next();
-    sendError(res, new HttpError(403, `Cross-site request refused (${reason}): /__mock answers the developer's tools and its own pages, never a page on another site`));
-  };
+/** The control plane's guards stage (control-plane/dispatch.ts): the 403 for a cross-site request, or null. */
+export function crossSiteRefusal(headers: IncomingHttpHeaders): HttpError | null {
+  const reason = crossSiteReason(headers);
+  return reason === null ? null : new HttpError(403, `Cross-site request refused (${reason}): /__mock answers the developer's tools and its own pages, never a page on another site`);
 }

@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth.js';
 import type { UploadedPart } from '../http/body.js';
+import type { Reply } from '../http/reply.js';
 import type { Clock } from '../primitives/clock.js';
 import type { OperationId, Operations } from '../generated/service-api.js';
 import type { BlobStore } from '../store/blobs.js';
@@ -52,15 +53,8 @@ export interface OperationContext {
   config: OperationConfig;
 }
 
-/** An answer as the send stage writes it. */
-export interface Reply {
-  status: number;
-  /** A JSON body (serialised compactly, as FastAPI does). */
-  json?: unknown;
-  /** Raw bytes, for downloads. */
-  stream?: Readable;
-  headers?: Record<string, string>;
-}
+/** An answer as the reply stage writes it (http/reply.ts); a handler's is typed by OperationReply. */
+export type { Reply } from '../http/reply.js';
 
 /** Handlers answer only with success; errors are thrown as HttpError. */
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;

@@ -1,31 +1,32 @@
 /**
- * A service request as named stages, each a function of its own (after Prism): route → read the
- * body → authenticate → validate → operate → send. The order is CONTRACT §8's: framing errors
- * come before authentication, authentication before validation, validation before the 404s,
- * 410s and 413s of the operation itself.
+ * A service request as named stages (pipeline/stages.ts has their signature and the lifecycle
+ * both APIs share): route → fault → read body → authenticate → validate → prefer → operate,
+ * closing with reply; with --upstream, route → fault → proxy. The order is CONTRACT §8's: a fault
+ * applies right after routing; framing errors come before authentication, authentication before
+ * validation, validation before the 404s, 410s and 413s of the operation itself. Handlers return
+ * replies (operations/types.ts); the reply stage writes them with the service's JSON writer
+ * (serializeJson and its text cache).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import { authenticate, type AuthContext } from '../auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
-import { discardBody, readBody, type ParsedBody } from '../http/body.js';
-import { requestHost, splitTarget } from '../http/request-target.js';
+import { requestHost } from '../http/request-target.js';
 import type { Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../openapi.js';
-import { handlerFor, type HandlerMap, type OperationConfig, type Reply } from '../operations/types.js';
-import { pyDumps } from '../python/values.js';
-import { parseQuery } from '../python/url.js';
+import { handlerFor, type HandlerMap, type OperationConfig } from '../operations/types.js';
+import type { Reply } from '../http/reply.js';
 import { matchRoute } from './router.js';
-import { sendError, sendJsonBytes, sendJsonText } from '../http/reply.js';
+import { pyQuoteUrl } from '../python/url.js';
 import { serializeJson, type TextCache } from '../store/json-text.js';
 import type { Store } from '../store/store.js';
 import type { Faults } from '../records/faults.js';
 import type { ParsedRequest } from '../records/journal.js';
 import { parsePrefer, preferenceWarning, preferredError } from './prefer.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
-import { validateInput } from '../validation/input.js';
 import { proxyRequest, type ProxyDeps } from '../proxy/proxy-stage.js';
 import type { ResponseValidator } from '../validation/responses.js';
+import { checkServiceReply } from '../validation/reply-check.js';
+import { NOT_MINE, RequestContext, WRITTEN_ELSEWHERE, readBody, reply, runStages, validate, type Composition, type StageDeps, type Target } from './stages.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface PipelineDeps {
   operations: Operation[];
@@ -64,40 +65,55 @@ export interface RequestFacts {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
-function quoteLocation(url: string): string {
-  return Array.from(new TextEncoder().encode(url))
-    .map((b) => {
-      const c = String.fromCharCode(b);
-      return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-    })
-    .join('');
+/** The service's deps as its stages read them (made once, by serviceStageDeps). */
+export type ServiceDeps = PipelineDeps & StageDeps;
+
+export function serviceStageDeps(deps: PipelineDeps): ServiceDeps {
+  const validateResponse = deps.validateResponse;
+  return {
+    ...deps,
+    blobs: () => deps.store.blobs,
+    bodyOptions: () => ({ blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes }),
+    writeJson: (value) => serializeJson(value, deps.texts),
+    checkReply: validateResponse ? (ctx, out) => checkServiceReply(validateResponse, ctx.operation, out) : undefined,
+  };
 }
 
-/** Handles one service request; returns false when the path is not the service's. */
-export async function handleServiceRequest(req: IncomingMessage, res: ServerResponse, deps: PipelineDeps, facts: RequestFacts): Promise<boolean> {
-  const target = splitTarget(req.url ?? '/');
-  const rawPath = target.path;
-  const rawQuery = target.query ?? '';
-  const route = matchRoute(deps.operations, req.method ?? 'GET', rawPath);
+/** A service request: the shared context, the facts its record wants, and how it authenticates. */
+export class ServiceRequest extends RequestContext<ServiceDeps> {
+  /** The record hand-off: what app/service-requests.ts logs and journals once the answer is out. */
+  readonly facts: RequestFacts = {};
+  auth: AuthContext | undefined = undefined;
 
-  if (route.kind === 'not-found') return false;
-  if (route.kind === 'redirect') {
-    const location = quoteLocation(`http://${requestHost(req)}${route.path}${rawQuery ? `?${rawQuery}` : ''}`);
-    res.writeHead(307, { Location: location, 'Content-Length': '0' });
-    res.end();
-    return true;
-  }
-  if (route.kind === 'method-not-allowed') {
-    facts.service = true;
-    sendError(res, new HttpError(405, DETAIL.methodNotAllowed, { Allow: route.allow }));
-    return true;
+  constructor(req: IncomingMessage, res: ServerResponse, deps: ServiceDeps, target: Target) {
+    super(req, res, deps, target);
   }
 
-  const op = route.op;
-  facts.service = true;
-  facts.operationId = op.id;
-  const auth: AuthContext = {
+  /** The route stage found the path to be the service's (false: the request goes on to Express). */
+  get isService(): boolean {
+    return this.reply !== NOT_MINE;
+  }
+}
+
+type ServiceComposition = Composition<ServiceDeps, ServiceRequest>;
+
+/** route: the operation (Starlette's matching), a 307 for a trailing slash, a 405, or not the service's. */
+function route(ctx: ServiceRequest): Reply | void {
+  const found = matchRoute(ctx.deps.operations, ctx.method, ctx.target.path);
+  if (found.kind === 'not-found') return NOT_MINE;
+  if (found.kind === 'redirect') {
+    const query = ctx.target.query;
+    const location = pyQuoteUrl(`http://${requestHost(ctx.req)}${found.path}${query ? `?${query}` : ''}`);
+    return { status: 307, headers: { Location: location, 'Content-Length': '0' } };
+  }
+  ctx.facts.service = true;
+  if (found.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: found.allow });
+  const op = found.op;
+  const deps = ctx.deps;
+  ctx.op = op;
+  ctx.pathParams = found.pathParams;
+  ctx.facts.operationId = op.id;
+  ctx.auth = {
     mode: deps.authMode,
     signingKey: deps.store.signingKey,
     users: deps.store.scenario.users,
@@ -106,91 +122,107 @@ export async function handleServiceRequest(req: IncomingMessage, res: ServerResp
     now: deps.clock.now(),
     tokenTtlMs: deps.config.tokenTtlMs,
   };
-  // A fault stands for the service failing: it applies right after routing, before anything
-  // about the request is checked (CONTRACT §7).
-  const fault = deps.faults?.take(op.id, op.secured ? principalOrNull(req.headers.authorization, auth) : null);
-  if (fault) {
-    if (fault.delay_ms > 0) await sleep(fault.delay_ms);
-    if (fault.status === 0) {
-      facts.dropped = true;
-      req.socket.destroy();
-      return true;
-    }
-    sendJsonText(res, fault.status, JSON.stringify(fault.body), fault.headers);
-    return true;
-  }
-  if (deps.proxy) {
-    const principal = op.secured ? principalOrNull(req.headers.authorization, auth) : null;
-    if (principal) facts.principal = principal;
-    await proxyRequest(req, res, op, route.pathParams, rawQuery, deps.proxy, facts);
-    return true;
-  }
-  let body: ParsedBody = { kind: 'none' };
-  let committed = false;
-  try {
-    if (op.body) body = await readBody(req, op.body.kind, { blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes });
-    const principal = op.secured ? authenticate(req.headers.authorization, auth) : null;
-    if (principal) facts.principal = principal;
-    facts.parsed = { operationId: op.id, body };
-    const input = await validateInput(deps.validator, deps.document, op, { path: route.pathParams, query: parseQuery(rawQuery), headers: req.headers }, body);
-    const prefer = parsePrefer(req.headers.prefer);
-    if (prefer.delayMs) await sleep(prefer.delayMs);
-    if (prefer.code !== undefined) {
-      const preferred = preferredError(op, prefer.code);
-      if (preferred) throw preferred;
-      const warning = preferenceWarning(op, prefer.code);
-      if (warning) res.setHeader('X-Mock-Warning', warning);
-    }
-    const workspace = principal ? await deps.store.workspace(principal) : null;
-    const reply = await handlerFor(deps.handlers, op.id)(input, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth, config: deps.config });
-    committed = true;
-    send(res, op, reply, deps);
-  } catch (e) {
-    if (!(e instanceof HttpError)) throw e;
-    // Error answers are documented responses too: validate them like any other.
-    // (Not the mock's own storage answers — 507 for a full disk, 500 for an unreadable data
-    // file — which no service document lists.)
-    if (e.status < 500) deps.validateResponse?.(op, e.status, 'application/json', JSON.parse(pyDumps({ detail: e.detail })));
-    sendError(res, e);
-  } finally {
-    // The upload that was stored is committed (renamed); anything else parsed is dropped.
-    await discardBody(body, deps.store.blobs, committed);
-  }
-  return true;
 }
 
-function principalOrNull(header: string | undefined, auth: AuthContext): string | null {
+/**
+ * fault: a fault stands for the service failing, so it applies right after routing, before
+ * anything about the request is checked (CONTRACT §7). Past it, every answer is one openapi.json
+ * documents (response validation checks it).
+ */
+function fault(ctx: ServiceRequest): Reply | void | Promise<Reply> {
+  const op = ctx.operation;
+  const found = ctx.deps.faults?.take(op.id, op.secured ? principalOrNull(ctx) : null);
+  if (!found) {
+    ctx.documented = true;
+    return;
+  }
+  if (found.delay_ms > 0) return sleep(found.delay_ms).then(() => faultReply(ctx, found));
+  return faultReply(ctx, found);
+}
+
+function faultReply(ctx: ServiceRequest, found: { status: number; body?: unknown; headers?: Record<string, string> }): Reply {
+  if (found.status === 0) {
+    ctx.facts.dropped = true;
+    return { status: 0, drop: true };
+  }
+  return { status: found.status, headers: found.headers, jsonText: JSON.stringify(found.body) };
+}
+
+/** proxy (--upstream): forwards the request and writes the real answer itself (proxy/forward.ts). */
+async function proxy(ctx: ServiceRequest): Promise<Reply> {
+  const op = ctx.operation;
+  const principal = op.secured ? principalOrNull(ctx) : null;
+  if (principal) ctx.facts.principal = principal;
+  await proxyRequest(ctx.req, ctx.res, op, ctx.pathParams, ctx.query, ctx.deps.proxy!, ctx.facts);
+  return WRITTEN_ELSEWHERE;
+}
+
+/** authenticate: the caller's principal; then the journal may keep the body (an anonymous one is not kept). */
+function authenticateStage(ctx: ServiceRequest): void {
+  const op = ctx.operation;
+  const principal = op.secured ? authenticate(ctx.req.headers.authorization, ctx.auth!) : null;
+  if (principal) ctx.facts.principal = ctx.principal = principal;
+  ctx.facts.parsed = { operationId: op.id, body: ctx.body };
+}
+
+/** prefer: Prism's `Prefer: delay=` waits, `code=` answers a documented error (or warns why not). */
+function prefer(ctx: ServiceRequest): void | Promise<void> {
+  const preference = parsePrefer(ctx.req.headers.prefer);
+  if (preference.delayMs) return sleep(preference.delayMs).then(() => applyCode(ctx, preference.code));
+  applyCode(ctx, preference.code);
+}
+
+function applyCode(ctx: ServiceRequest, code: number | undefined): void {
+  if (code === undefined) return;
+  const preferred = preferredError(ctx.operation, code);
+  if (preferred) throw preferred;
+  const warning = preferenceWarning(ctx.operation, code);
+  if (warning) ctx.warning = warning;
+}
+
+/** operate: the operation's handler, given the validated input and the caller's workspace. */
+async function operate(ctx: ServiceRequest): Promise<Reply> {
+  const deps = ctx.deps;
+  const principal = ctx.principal;
+  const workspace = principal ? await deps.store.workspace(principal) : null;
+  const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth: ctx.auth!, config: deps.config });
+  ctx.committed = true;
+  return out;
+}
+
+/** The service's order (CONTRACT §8). */
+export const SERVICE_STAGES: ServiceComposition = {
+  front: [
+    { name: 'route', run: route },
+    { name: 'fault', run: fault },
+    { name: 'read body', run: readBody },
+    { name: 'authenticate', run: authenticateStage },
+    { name: 'validate', run: validate },
+    { name: 'prefer', run: prefer },
+    { name: 'operate', run: operate },
+  ],
+  closing: [{ name: 'reply', run: reply }],
+};
+
+/** With --upstream: the proxy stage replaces read body → operate (the store is never touched). */
+export const PROXY_STAGES: ServiceComposition = {
+  front: [
+    { name: 'route', run: route },
+    { name: 'fault', run: fault },
+    { name: 'proxy', run: proxy },
+  ],
+  closing: [{ name: 'reply', run: reply }],
+};
+
+/** Handles one service request; afterwards `ctx.isService` says whether the path was the service's. */
+export function handleServiceRequest(ctx: ServiceRequest, stages: ServiceComposition = ctx.deps.proxy ? PROXY_STAGES : SERVICE_STAGES): Promise<void> {
+  return runStages(ctx, stages);
+}
+
+function principalOrNull(ctx: ServiceRequest): string | null {
   try {
-    return authenticate(header, auth);
+    return authenticate(ctx.req.headers.authorization, ctx.auth!);
   } catch {
     return null;
   }
-}
-
-function send(res: ServerResponse, op: Operation, reply: Reply, { validateResponse: validate, texts }: PipelineDeps) {
-  if (reply.stream) {
-    const stream = reply.stream;
-    try {
-      validate?.(op, reply.status, reply.headers?.['Content-Type'], undefined as unknown);
-      res.writeHead(reply.status, reply.headers);
-    } catch (e) {
-      // The stream holds a descriptor from the moment it was made: close it on every way out.
-      stream.destroy();
-      throw e;
-    }
-    // pipeline (unlike pipe) destroys the source when the client goes away mid-download, so an
-    // abandoned download closes its file instead of keeping it (and a deleted blob) open.
-    pipeline(stream, res, (err) => {
-      if (err) res.destroy();
-    });
-    return;
-  }
-  if (reply.json === undefined) {
-    validate?.(op, reply.status, undefined, undefined);
-    res.writeHead(reply.status, reply.headers);
-    res.end();
-    return;
-  }
-  validate?.(op, reply.status, 'application/json', reply.json);
-  sendJsonBytes(res, reply.status, serializeJson(reply.json, texts), reply.headers);
 }

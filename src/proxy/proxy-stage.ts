@@ -16,7 +16,6 @@ import type { BodyRecord, ParsedRequest } from '../records/journal.js';
 import { descriptorOf } from '../operations/descriptors.js';
 import type { Operation } from '../openapi.js';
 import { JsonDecodeError } from '../python/json-decode.js';
-import { parseQuery } from '../python/url.js';
 import type { OpenApiDocument } from '../openapi.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
@@ -108,12 +107,12 @@ function parsedRequest(op: Operation, req: IncomingMessage, kept: Kept): { body:
 }
 
 /** Client drift: what the validator would have answered 422 for, as problems naming types only. */
-async function requestProblems(deps: ProxyDeps, op: Operation, req: IncomingMessage, pathParams: Record<string, string>, rawQuery: string, parsed: ReturnType<typeof parsedRequest>): Promise<DriftProblem[]> {
+async function requestProblems(deps: ProxyDeps, op: Operation, req: IncomingMessage, pathParams: Record<string, string>, query: Map<string, string>, parsed: ReturnType<typeof parsedRequest>): Promise<DriftProblem[]> {
   if (parsed.problems.length) return parsed.problems;
   // A multipart body is not parsed (it streams): its parameters are still checked.
   const checked = op.body?.kind === 'multipart' ? { ...op, body: undefined } : op;
   try {
-    await validateInput(deps.validator, deps.document, checked, { path: pathParams, query: parseQuery(rawQuery), headers: req.headers }, parsed.body);
+    await validateInput(deps.validator, deps.document, checked, { path: pathParams, query, headers: req.headers }, parsed.body);
     return [];
   } catch (e) {
     if (!(e instanceof HttpError) || !Array.isArray(e.detail)) return [];
@@ -121,8 +120,8 @@ async function requestProblems(deps: ProxyDeps, op: Operation, req: IncomingMess
   }
 }
 
-/** Forwards one service request; resolves when the exchange is over. */
-export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Operation, pathParams: Record<string, string>, rawQuery: string, deps: ProxyDeps, facts: ProxyFacts): Promise<void> {
+/** Forwards one service request (its query as the route stage parsed it); resolves when the exchange is over. */
+export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Operation, pathParams: Record<string, string>, query: Map<string, string>, deps: ProxyDeps, facts: ProxyFacts): Promise<void> {
   const requestCopy = new Kept(op.body && op.body.kind !== 'multipart' ? MAX_FORM_BODY : 0);
   const isDownload = descriptorOf(op.id)?.download === true;
   let status = 0;
@@ -165,7 +164,7 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
           const body = kept && !hash ? decoded(kept, encoding) : undefined;
           const serviceProblems = deps.drift.checkResponse(op, status, contentType, hash ? undefined : body);
           // The client's side first, as before the validator became asynchronous.
-          void requestProblems(deps, op, req, pathParams, rawQuery, parsed).then((problems) => {
+          void requestProblems(deps, op, req, pathParams, query, parsed).then((problems) => {
             deps.drift.record('client', op, status, problems);
             deps.drift.record('service', op, status, serviceProblems);
           });
@@ -179,7 +178,7 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
             }
           }
           const download = hash ? { bytes: encoding && encoding !== 'identity' ? undefined : kept, size: responseCopy!.size, checksum: hash.digest('hex'), contentType, disposition: headers['content-disposition'] } : undefined;
-          deps.recorder.observe({ operationId: op.id, status, pathParams, query: parseQuery(rawQuery), json, download });
+          deps.recorder.observe({ operationId: op.id, status, pathParams, query, json, download });
         } catch (e) {
           deps.logger.error({ err: e, operationId: op.id }, 'proxy bookkeeping failed');
         } finally {

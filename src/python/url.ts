@@ -54,3 +54,13 @@ export function parseQuery(qs: string): Map<string, string> {
   for (const [k, v] of pyParseQsl(qs)) m.set(k, v);
   return m;
 }
+
+/** Python's `quote(url, safe=":/%#?=@[]!$&'()*+,;")`, which Starlette applies to a redirect. */
+export function pyQuoteUrl(url: string): string {
+  return Array.from(new TextEncoder().encode(url))
+    .map((b) => {
+      const c = String.fromCharCode(b);
+      return /[A-Za-z0-9_.\-~:/%#?=@[\]!$&'()*+,;]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+}

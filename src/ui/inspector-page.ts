@@ -6,6 +6,7 @@
  * be copied next to the compiled code (package files, Dockerfile and tarball test stay as they are).
  */
 import { Router, type Request, type Response } from 'express';
+import { sendReply, stringifyJson } from '../http/reply.js';
 import { escapeMarkup } from '../primitives/markup.js';
 import * as core from './inspector-core.js';
 import * as panels from './inspector-panels.js';
@@ -149,9 +150,8 @@ ${script()}
 export function inspectorRouter(title: string, adminTokenRequired: boolean): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const page = Buffer.from(inspectorPage(title, adminTokenRequired));
-  router.get('/__mock/ui', (_req: Request, res: Response) => {
-    res.type('html').set('Cache-Control', 'no-cache').send(page);
-  });
+  const reply = Object.freeze({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page });
+  router.get('/__mock/ui', (_req: Request, res: Response) => sendReply(res, reply, stringifyJson));
   router.get('/__mock/ui/', (_req: Request, res: Response) => res.redirect(307, '/__mock/ui'));
   return router;
 }
