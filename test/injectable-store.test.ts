@@ -6,7 +6,7 @@ import { afterEach, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { createStore, type MockApp } from '../src/index.js';
 import { Clock } from '../src/primitives/clock.js';
-import { keyHint } from '../src/store/secret-rules.js';
+import { keyHint } from '../src/model/secret-rules.js';
 import { testApp } from './helpers.js';
 
 let app: MockApp | undefined;

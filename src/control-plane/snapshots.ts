@@ -3,15 +3,14 @@
  * what the service hides (mailbox connection state, secret values). Export is a full snapshot;
  * import replaces a workspace with one.
  */
-import { keyHint } from '../store/secret-rules.js';
+import { keyHint } from '../model/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
 import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
-import { compareFiles } from '../scenarios/scenario.js';
 import { scenarioFileChecksum } from '../scenarios/seeded-content.js';
 import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
-import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import { compareFiles, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
 import { base64Stream } from '../primitives/base64-stream.js';
 import type { Schemas } from '../generated/control-plane-api.js';

@@ -10,8 +10,8 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createAjv } from '../primitives/ajv.js';
 import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../package-root.js';
-import { keyHint } from '../store/secret-rules.js';
-import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
+import { keyHint } from '../model/secret-rules.js';
+import { compareFiles, WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
 
@@ -219,10 +219,4 @@ function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
     apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
     template: { format: WORKSPACE_FORMAT, next_id: 0, sessions, mailboxes, secrets },
   };
-}
-
-/** The listing order: newest first, then id descending. */
-export function compareFiles(a: { created_at: number; id: string }, b: { created_at: number; id: string }): number {
-  if (a.created_at !== b.created_at) return b.created_at - a.created_at;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

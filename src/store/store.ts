@@ -28,7 +28,7 @@ import type { OnDisk, StoreOptions } from './store-options.js';
 import type { TextCache } from './json-text.js';
 import { asStorageError } from './storage-error.js';
 import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
-import type { WorkspaceData } from './types.js';
+import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
 import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 import { storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';

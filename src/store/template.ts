@@ -2,7 +2,7 @@
 import { loadScenario, type LoadedScenario, type ScenarioSchema } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
 import { StartupError } from './startup-error.js';
-import type { StoredSession, WorkspaceData } from './types.js';
+import type { StoredSession, WorkspaceData } from '../model/records.js';
 
 export async function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): Promise<LoadedScenario> {
   try {
