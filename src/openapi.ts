@@ -80,13 +80,21 @@ export function resolveRef(doc: OpenApiDocument, schema: Schema | undefined): Sc
   return s;
 }
 
-/** `Optional[X]` as a string parameter or form field sees it: X (with the outer default). */
-export function scalarSchema(doc: OpenApiDocument, schema: Schema | undefined): Schema {
+/**
+ * `Optional[X]` seen as X: the one place the `{"type": "null"}` branch of a schema's anyOf is
+ * dropped — a string parameter or form field is never null (and eov's coercion would turn
+ * `?source=null` into null), and an error's location follows the value's own schema. The schema's
+ * `$ref` is followed first. One branch left: that branch, its `$ref` followed, under the outer
+ * schema's own keys (its title, default and description win); several: the outer schema with
+ * them; no null branch: the schema as it is.
+ */
+export function withoutNullBranch(doc: OpenApiDocument, schema: Schema | undefined): Schema {
   const s = resolveRef(doc, schema);
   if (!Array.isArray(s.anyOf)) return s;
   const rest = s.anyOf.filter((b: Schema) => b?.type !== 'null');
-  const { anyOf: _a, ...outer } = s;
-  return rest.length === 1 ? { ...resolveRef(doc, rest[0]), ...outer } : s;
+  if (rest.length === s.anyOf.length) return s;
+  const { anyOf: _anyOf, ...outer } = s;
+  return rest.length === 1 ? { ...resolveRef(doc, rest[0]), ...outer } : { ...outer, anyOf: rest };
 }
 
 export function buildOperations(doc: OpenApiDocument): Operation[] {
@@ -98,7 +106,7 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
         name: p.name,
         in: p.in,
         required: Boolean(p.required),
-        schema: scalarSchema(doc, p.schema),
+        schema: withoutNullBranch(doc, p.schema),
       }));
       // Errors are reported path → query → header whatever the declaration order (CONTRACT §4).
       const rank = { path: 0, query: 1, header: 2 } as const;
@@ -109,7 +117,7 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
         const schema = resolveRef(doc, media.schema);
         const required = new Set<string>(schema.required ?? []);
         const fields = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([name, s]) => {
-          const field = scalarSchema(doc, s);
+          const field = withoutNullBranch(doc, s);
           return { name, required: required.has(name), binary: field.format === 'binary', schema: field };
         });
         body = { kind: BODY_KINDS[mediaType], required: Boolean(op.requestBody.required), schema, fields };

@@ -66,3 +66,19 @@ export function multipart(boundary: string, parts: { name: string; filename?: st
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
+
+/**
+ * Waits for `count()` to fall to `limit` or below, polling every 50 ms, and gives up after
+ * `deadlineMs` — a liveness deadline, not a speed claim (a count that settles does so in well under
+ * a second): past it the caller's assertion fails with the counts in its message, not a jest timeout.
+ * Returns the last count read.
+ */
+export async function settlesTo(count: () => number, limit: number, deadlineMs = 60_000): Promise<number> {
+  const giveUpAt = Date.now() + deadlineMs;
+  let n = count();
+  while (n > limit && Date.now() < giveUpAt) {
+    await new Promise((r) => setTimeout(r, 50));
+    n = count();
+  }
+  return n;
+}

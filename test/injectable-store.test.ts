@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createStore, type MockApp } from '../src/index.js';
 import { Clock } from '../src/primitives/clock.js';
-import { keyHint } from '../src/store/secret-rules.js';
+import { keyHint } from '../src/model/secret-rules.js';
 import { codeBlocks, section } from './doc-pages.js';
 import { ROOT, testApp } from './helpers.js';
 

@@ -19,8 +19,8 @@ test('the generator lists every built-in scenario', () => {
   expect(Object.keys(generateScenarios()).sort()).toEqual([...BUILT_IN_SCENARIOS].sort());
 });
 
-test.each([...BUILT_IN_SCENARIOS])('built-in scenario %s is valid and its checksums match the bytes served', (name) => {
-  const s = readScenarioFile(name);
+test.each([...BUILT_IN_SCENARIOS])('built-in scenario %s is valid and its checksums match the bytes served', async (name) => {
+  const s = await readScenarioFile(name);
   for (const session of s.sessions) for (const f of session.files) expect(sha256Hex(scenarioFileBytes(f))).toBe(f.checksum);
 });
 
@@ -29,8 +29,8 @@ test('the scenario schema is valid JSON Schema 2020-12 (start-up compiles it wit
   expect(ajv.validateSchema(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')))).toBe(true);
 });
 
-test('the default scenario holds the well-known records of the contract', () => {
-  const s = readScenarioFile('default');
+test('the default scenario holds the well-known records of the contract', async () => {
+  const s = await readScenarioFile('default');
   expect(s.users).toContainEqual({ username: 'dev@example.com', password: 'password' });
   expect(s.api_keys).toContainEqual({ key: 'sk_test_demo', owner: 'dev@example.com' });
   const sessions = new Map(s.sessions.map((x) => [x.id, x]));
@@ -45,16 +45,16 @@ test('the default scenario holds the well-known records of the contract', () => 
   expect(s.secrets.map((x) => [x.name, x.namespace])).toEqual([['OPENAI_API_KEY', 'llm_provider'], ['SCRAPER_TOKEN', 'function_env']]);
 });
 
-test('loading shifts every timestamp by (now − generated_at), so seeded files are fresh', () => {
+test('loading shifts every timestamp by (now − generated_at), so seeded files are fresh', async () => {
   const now = Date.parse('2030-06-01T00:00:00Z');
-  const loaded = loadScenario('default', now);
+  const loaded = await loadScenario('default', now);
   const demo = loaded.template.sessions.find((s) => s.id === 'sess_demo')!;
   expect(demo.files.map((f) => new Date(f.created_at).toISOString())).toEqual(['2030-06-01T00:00:00.000Z', '2030-05-31T23:55:00.000Z']);
 });
 
-test('the expiring scenario expires every file within the hour after loading', () => {
+test('the expiring scenario expires every file within the hour after loading', async () => {
   const now = Date.parse('2030-06-01T00:00:00Z');
-  const files = loadScenario('expiring', now).template.sessions.flatMap((s) => s.files);
+  const files = (await loadScenario('expiring', now)).template.sessions.flatMap((s) => s.files);
   expect(files.length).toBeGreaterThan(0);
   for (const f of files) expect(f.expires_at - now).toBeGreaterThan(0), expect(f.expires_at - now).toBeLessThanOrEqual(3600_000);
 });
@@ -68,7 +68,7 @@ describe('a scenario file of the user’s own', () => {
 
   test('is served when valid', async () => {
     const file = join(dir, 'mine.json');
-    const s = readScenarioFile('empty');
+    const s = await readScenarioFile('empty');
     s.secrets.push({ id: 'sec_mine', namespace: 'function_env', name: 'MINE', value: 'my-own-value', created_at: s.generated_at, last_used_at: null });
     writeFileSync(file, JSON.stringify(s));
     const app = await testApp({ scenario: file });
@@ -87,7 +87,7 @@ describe('a scenario file of the user’s own', () => {
     ['an API key owned by no scenario user', (s: any) => (s.api_keys = [{ key: 'sk_x', owner: 'ghost@example.com' }]), /\$\.api_keys\[0\]\.owner "ghost@example\.com" is not one of the scenario's users/],
   ])('with %s stops start-up naming the file and the JSON path', async (_, mutate, message) => {
     const file = join(dir, 'bad.json');
-    const s = readScenarioFile('empty');
+    const s = await readScenarioFile('empty');
     mutate(s);
     writeFileSync(file, JSON.stringify(s));
     await expect(testApp({ scenario: file })).rejects.toThrow(message);

@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { DETAIL } from '../src/errors/http-error.js';
 import { Clock } from '../src/primitives/clock.js';
-import { keyHint } from '../src/store/secret-rules.js';
+import { keyHint } from '../src/model/secret-rules.js';
 import { bearer, testApp } from './helpers.js';
 
 const AUTH = bearer('sk_test_secrets');

@@ -9,10 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { compareFiles } from '../src/scenarios/scenario.js';
 import { SessionFileIndex } from '../src/store/file-index.js';
 import { deepFreeze, serializeJson, type TextCache } from '../src/store/json-text.js';
-import type { FileSource, StoredFile } from '../src/store/types.js';
+import { compareFiles, type FileSource, type StoredFile } from '../src/model/records.js';
 import { bearer, testApp } from './helpers.js';
 import { workspacesDir } from './data-layout.js';
 

@@ -27,7 +27,9 @@ const code = (session: string, query = '', target: MockApp = app) => request(tar
 const switches = (asWorkflow: boolean, infer: boolean) => `?as_workflow=${asWorkflow}&infer_response_format=${infer}`;
 const expected = (name: string) => readFileSync(join(ROOT, 'test', 'expected', 'sess-demo', name), 'utf8');
 
-const demoActions = readScenarioFile('default').sessions.find((s) => s.id === 'sess_demo')!.actions;
+/** The built-in scenario files, read once. */
+const builtIn = new Map(await Promise.all(BUILT_IN_SCENARIOS.map(async (name) => [name, await readScenarioFile(name)] as const)));
+const demoActions = builtIn.get('default')!.sessions.find((s) => s.id === 'sess_demo')!.actions;
 const transactionsSample = demoActions.find((a) => 'result' in a)!.result;
 /** The recorded result of each SDK call the script makes (actions of unknown types make none). */
 const callSamples = (actions: Record<string, unknown>[]) => actions.filter((a) => ACTION_METHODS.has(a.type as string)).map((a) => a.result ?? null);
@@ -107,7 +109,7 @@ test('an unknown session is 404 Session not found', async () => {
 });
 
 describe('every script of every session of every built-in scenario', () => {
-  const sessions = BUILT_IN_SCENARIOS.flatMap((scenario) => readScenarioFile(scenario).sessions.map((s) => [scenario, s.id] as const));
+  const sessions = BUILT_IN_SCENARIOS.flatMap((scenario) => builtIn.get(scenario)!.sessions.map((s) => [scenario, s.id] as const));
   const combos = [true, false].flatMap((asWorkflow) => [true, false].map((infer) => [asWorkflow, infer] as const));
   const scripts = new Map<string, { script: string; asWorkflow: boolean; samples: unknown[]; methods: string[] }>();
 
@@ -116,7 +118,7 @@ describe('every script of every session of every built-in scenario', () => {
       const scenarioApp = await testApp({ scenario });
       try {
         for (const [, id] of sessions.filter(([s]) => s === scenario)) {
-          const recorded = readScenarioFile(scenario).sessions.find((s) => s.id === id)!.actions;
+          const recorded = builtIn.get(scenario)!.sessions.find((s) => s.id === id)!.actions;
           for (const [asWorkflow, infer] of combos) {
             const script = (await code(id, switches(asWorkflow, infer), scenarioApp)).body.python_script;
             const methods = recorded.filter((a) => ACTION_METHODS.has(a.type as string)).map((a) => ACTION_METHODS.get(a.type as string)!);

@@ -3,7 +3,7 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportSession } from '../src/workflow/export-session.js';
-import type { Action } from '../src/store/types.js';
+import type { Action } from '../src/model/records.js';
 import { ROOT } from './helpers.js';
 
 const replay = (actions: Action[], infer = true) => exportSession(actions, { asWorkflow: false, inferResponseFormat: infer }).python_script;

@@ -10,7 +10,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import type { Action } from '../src/store/types.js';
+import type { Action } from '../src/model/records.js';
 import { exportSession } from '../src/workflow/export-session.js';
 import { ACTION_METHODS, RESULT_SAMPLE } from '../src/workflow/sdk.js';
 import { testWithPydantic, testWithPython } from './needs-tool.js';

@@ -25,7 +25,7 @@ export async function snapshotReply(ws: Workspace, blobs: BlobStore): Promise<Re
   snapshot.sessions.forEach((s, i) =>
     s.files.forEach((f, j) => {
       const blob = ws.data.sessions[i].files[j].blob;
-      if (blob) (f as Record<string, unknown>).content_base64 = `${token}-${blobsInOrder.push(blob) - 1}`;
+      if (blob) f.content_base64 = `${token}-${blobsInOrder.push(blob) - 1}`;
     }),
   );
   const parts = JSON.stringify(snapshot).split(new RegExp(`"${token}-\\d+"`));

@@ -3,17 +3,20 @@
  * what the service hides (mailbox connection state, secret values). Export is a full snapshot;
  * import replaces a workspace with one.
  */
-import { keyHint } from '../store/secret-rules.js';
+import { keyHint } from '../model/secret-rules.js';
 import { fileView } from '../operations/session-files.js';
 import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
 import { secretView } from '../operations/secrets.js';
-import { compareFiles } from '../scenarios/scenario.js';
 import { scenarioFileChecksum } from '../scenarios/seeded-content.js';
 import { parseInstant } from './control-input.js';
 import type { BlobStore } from '../store/blobs.js';
-import type { StoredFile, StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../store/types.js';
+import { compareFiles, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
 import { base64Stream } from '../primitives/base64-stream.js';
+import type { Schemas } from '../generated/control-plane-api.js';
+
+/** A snapshot as control-plane.openapi.json describes it (the import's body, checked by the validator). */
+export type WorkspaceSnapshot = Schemas['WorkspaceSnapshot'];
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
@@ -32,7 +35,7 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
     sessions,
     mailboxes: d.mailboxes.map(mailboxSnapshot),
     secrets: d.secrets.map((s) => ({ ...secretView(s), value: s.value })),
-  };
+  } satisfies WorkspaceSnapshot;
 }
 
 /** A mailbox as the control plane shows it: the service's view plus the hidden connection state. */
@@ -55,12 +58,12 @@ const ms = (t: string) => parseInstant(t)!;
 const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : parseInstant(t));
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
-export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobStore, now: number): Promise<void> {
+export async function importSnapshot(ws: Workspace, snapshot: WorkspaceSnapshot, blobs: BlobStore, now: number): Promise<void> {
   // Everything that waits comes first: uploaded bytes, and the checksums of derived bytes. Then,
   // with no wait until the document is replaced, the blobs kept from the records as they are now —
   // so a file deleted meanwhile is not revived pointing at bytes the delete removed (the import
   // then counts as coming after the delete).
-  const written = new Map<object, { blob: string; size: number; checksum: string }>();
+  const written = new Map<Schemas['SnapshotFile'], { blob: string; size: number; checksum: string }>();
   try {
     for (const s of snapshot.sessions) {
       for (const f of s.files) {
@@ -73,12 +76,12 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
     for (const w of written.values()) await blobs.discard(w.blob);
     throw e;
   }
-  const derived = new Map<object, string>();
+  const derived = new Map<Schemas['SnapshotFile'], string>();
   let previousBlobs: Map<string, string>;
   for (;;) {
     previousBlobs = new Map<string, string>();
     for (const s of ws.data.sessions) for (const f of s.files) if (f.blob) previousBlobs.set(`${s.id}/${f.id}`, f.blob);
-    const missing = snapshot.sessions.flatMap((s: any) => s.files.filter((f: any) => !written.has(f) && !derived.has(f) && !previousBlobs.has(`${s.id}/${f.id}`)));
+    const missing = snapshot.sessions.flatMap((s) => s.files.filter((f) => !written.has(f) && !derived.has(f) && !previousBlobs.has(`${s.id}/${f.id}`)));
     if (!missing.length) break;
     // (Computing them waits: the records may change meanwhile, so look again afterwards.)
     for (const f of missing) derived.set(f, await scenarioFileChecksum({ id: f.id, size: f.size }));
@@ -113,10 +116,11 @@ export async function importSnapshot(ws: Workspace, snapshot: any, blobs: BlobSt
       }
       files.push(file);
     }
-    sessions.push({ id: s.id, actions: s.actions, files: files.sort(compareFiles) });
+    // The document does not require an imported action's `type` (nor did the import ever check it): kept as given.
+    sessions.push({ id: s.id, actions: s.actions as StoredSession['actions'], files: files.sort(compareFiles) });
   }
-  const mailboxes: StoredMailbox[] = snapshot.mailboxes.map((m: any) => mailboxRecord({ ...m, created_at: msOrNull(m.created_at), updated_at: msOrNull(m.updated_at) }, now));
-  const secrets: StoredSecret[] = snapshot.secrets.map((s: any) => ({
+  const mailboxes: StoredMailbox[] = snapshot.mailboxes.map((m) => mailboxRecord({ ...m, created_at: msOrNull(m.created_at), updated_at: msOrNull(m.updated_at) }, now));
+  const secrets: StoredSecret[] = snapshot.secrets.map((s) => ({
     id: s.id,
     namespace: s.namespace,
     name: s.name,

@@ -1,16 +1,16 @@
 /**
  * Reading a scenario file's bytes safely: the control plane reads a path an HTTP request named,
  * so only a regular file of bounded size is read (never /dev/zero, a FIFO or a directory), and
- * never in a way that blocks the event loop.
+ * never in a way that blocks the event loop. Start-up reads the same way (the store opens
+ * asynchronously, so it needs no synchronous copy of this).
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 export class ScenarioError extends Error {}
 
 /** A scenario file larger than this is refused before it is read (paging.json, 5,000 files, is 2 MB). */
 export const MAX_SCENARIO_BYTES = 32 * 1024 * 1024;
-
 
 /** Only a regular file of bounded size is read: not a device (/dev/zero), a FIFO or a directory. */
 function checkReadable(file: string, stats: { isFile(): boolean; isDirectory(): boolean; size: number }, unreadable: Unreadable) {
@@ -28,25 +28,9 @@ export interface Unreadable {
 const openError = (file: string, e: unknown, unreadable: Unreadable) =>
   (e as NodeJS.ErrnoException).code === 'ENOENT' ? unreadable.missing() : new ScenarioError(`scenario file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
 
-/** Start-up's read: synchronous, but never of a device, a FIFO (O_NONBLOCK opens it at once) or a huge file. */
-export function readScenarioBytesSync(file: string, unreadable: Unreadable): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    throw openError(file, e, unreadable);
-  }
-  try {
-    checkReadable(file, fstatSync(fd), unreadable);
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
- * The control plane's read: asynchronous, and bounded by bytes actually read, because files such
- * as /proc/self/environ report size 0 and are regular files.
+ * The read: asynchronous, never of a device or a FIFO (O_NONBLOCK opens it at once), and bounded
+ * by bytes actually read, because files such as /proc/self/environ report size 0 and are regular files.
  */
 export async function readScenarioBytes(file: string, unreadable: Unreadable): Promise<Buffer> {
   let handle;

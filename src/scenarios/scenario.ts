@@ -4,14 +4,14 @@
  * the file, the JSON path and what is wrong. Timestamps are relative to `generated_at`.
  */
 import { readFileSync } from 'node:fs';
-import { readScenarioBytes, readScenarioBytesSync, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
+import { readScenarioBytes, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createAjv } from '../primitives/ajv.js';
 import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../package-root.js';
-import { keyHint } from '../store/secret-rules.js';
-import { WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../store/types.js';
+import { keyHint } from '../model/secret-rules.js';
+import { compareFiles, WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';
 import { JsonDecodeError, pyJsonLoads } from '../python/json-decode.js';
 
@@ -85,11 +85,12 @@ export function scenarioPath(ref: string, cwd = process.cwd()): string {
 }
 
 /**
- * How errors speak of the file's content. Start-up quotes it (the developer's own file, named on
- * the command line); the control plane never does — its path comes from an HTTP request, and the
- * answer must not become a way to read `/etc/shadow` a few bytes at a time.
+ * How a read treats the file. Errors quote its content by default — start-up's file, named on the
+ * command line by the developer; the control plane's never do (`quoteContent: false`) — its path
+ * comes from an HTTP request, and the answer must not become a way to read `/etc/shadow` a few
+ * bytes at a time.
  */
-interface ReadOptions {
+export interface ReadOptions {
   trustBuiltIn?: boolean;
   quoteContent?: boolean;
   /** The compiled schema to reuse; without it one is compiled for this read, if it needs one. */
@@ -117,15 +118,9 @@ function jsonProblem(text: string): string {
  * those files are the seeded generator's output, which test/scenarios.test.ts compares byte for
  * byte and validates, so start-up spares itself Ajv (the consistency checks still run).
  */
-export function readScenarioFile(ref: string, cwd?: string, options: ReadOptions = {}): ScenarioFile {
+export async function readScenarioFile(ref: string, cwd?: string, options: ReadOptions = {}): Promise<ScenarioFile> {
   const file = scenarioPath(ref, cwd);
-  return parseScenario(readScenarioBytesSync(file, unreadable(ref, file)), ref, file, { quoteContent: true, ...options });
-}
-
-/** readScenarioFile for the control plane: asynchronous, and its errors never quote the file. */
-export async function readScenarioFileFromRequest(ref: string, cwd?: string, schema?: ScenarioSchema): Promise<ScenarioFile> {
-  const file = scenarioPath(ref, cwd);
-  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { trustBuiltIn: true, quoteContent: false, schema });
+  return parseScenario(await readScenarioBytes(file, unreadable(ref, file)), ref, file, { quoteContent: true, ...options });
 }
 
 function parseScenario(bytes: Buffer, ref: string, file: string, { trustBuiltIn = false, quoteContent = false, schema }: ReadOptions): ScenarioFile {
@@ -191,14 +186,12 @@ function checkConsistency(s: ScenarioFile, file: string, quoteContent: boolean) 
   });
 }
 
-/** Loads a scenario at `now`: every timestamp moves by (now − generated_at). */
-export function loadScenario(ref: string, now: number, cwd?: string, schema?: ScenarioSchema): LoadedScenario {
-  return scenarioAt(readScenarioFile(ref, cwd, { trustBuiltIn: true, schema }), ref, now);
-}
-
-/** loadScenario for a path given to the control plane (see readScenarioFileFromRequest). */
-export async function loadScenarioFromRequest(ref: string, now: number, cwd?: string, schema?: ScenarioSchema): Promise<LoadedScenario> {
-  return scenarioAt(await readScenarioFileFromRequest(ref, cwd, schema), ref, now);
+/**
+ * Loads a scenario at `now`: every timestamp moves by (now − generated_at). Built-in scenarios are
+ * trusted (see readScenarioFile); the control plane passes `quoteContent: false`.
+ */
+export async function loadScenario(ref: string, now: number, cwd?: string, options: Omit<ReadOptions, 'trustBuiltIn'> = {}): Promise<LoadedScenario> {
+  return scenarioAt(await readScenarioFile(ref, cwd, { ...options, trustBuiltIn: true }), ref, now);
 }
 
 function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
@@ -226,10 +219,4 @@ function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
     apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
     template: { format: WORKSPACE_FORMAT, next_id: 0, sessions, mailboxes, secrets },
   };
-}
-
-/** The listing order: newest first, then id descending. */
-export function compareFiles(a: { created_at: number; id: string }, b: { created_at: number; id: string }): number {
-  if (a.created_at !== b.created_at) return b.created_at - a.created_at;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

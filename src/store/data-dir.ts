@@ -17,7 +17,7 @@ import type { BlobStore } from './blobs.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { readDataFile } from './read-data-file.js';
 import { StartupError } from './startup-error.js';
-import { DATA_FORMAT } from './types.js';
+import { DATA_FORMAT } from '../model/records.js';
 
 export interface Meta {
   format: number;

@@ -3,8 +3,7 @@
  * the session holds: lists per source in listing order, the expiry instants of each list sorted
  * (so `total` is a subtraction after a binary search), and the files by id.
  */
-import { compareFiles } from '../scenarios/scenario.js';
-import type { FileSource, StoredFile } from './types.js';
+import { compareFiles, type FileSource, type StoredFile } from '../model/records.js';
 
 export interface FilePage {
   files: StoredFile[];

@@ -1,10 +1,6 @@
-/** The rule a stored secret's key_hint follows, shared by the secrets handlers, scenarios and snapshots. */
-import { pyLen } from '../python/values.js';
-
 /**
- * The hint shown for a secret (chosen, CONTRACT §2): its first 3 characters and `***` when the
- * value has 8 or more characters, else just `***`, so short values reveal nothing.
+ * keyHint moved to model/secret-rules.ts (issue 25), below both store/ and scenarios/. This
+ * re-export stays only until the importers in operations/ import model/ themselves (issue 25,
+ * phase 2); then it is deleted.
  */
-export function keyHint(value: string): string {
-  return pyLen(value) >= 8 ? `${Array.from(value).slice(0, 3).join('')}***` : '***';
-}
+export { keyHint } from '../model/secret-rules.js';

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { Clock } from '../primitives/clock.js';
-import { loadScenarioFromRequest, ScenarioSchema, type LoadedScenario } from '../scenarios/scenario.js';
+import { loadScenario, ScenarioSchema, type LoadedScenario } from '../scenarios/scenario.js';
 import { youngGarbageCollector } from '../primitives/young-gc.js';
 import { BlobStore } from './blobs.js';
 import { openDataDir, switchState } from './data-dir.js';
@@ -28,7 +28,7 @@ import type { OnDisk, StoreOptions } from './store-options.js';
 import type { TextCache } from './json-text.js';
 import { asStorageError } from './storage-error.js';
 import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
-import type { WorkspaceData } from './types.js';
+import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
 import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 import { storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
@@ -85,7 +85,7 @@ export class Store {
   static async open(opts: StoreOptions): Promise<Store> {
     const loadedAt = opts.clock.now();
     const schema = new ScenarioSchema();
-    let scenario = loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
+    let scenario = await loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
     const blobOptions = { collectYoungGarbage: opts.gcDuringUploads ? youngGarbageCollector() : undefined };
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
@@ -93,7 +93,7 @@ export class Store {
     }
     const { dir, meta, lock } = await openDataDir(opts.dataDir, { ...opts, loadedAt });
     // A workspace never written has no file: it reads the scenario as loaded back then.
-    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd, schema);
+    if (typeof meta.loaded_at === 'number' && meta.loaded_at !== loadedAt) scenario = await loadScenarioOrStop(opts.scenario, meta.loaded_at, opts.cwd, schema);
     const blobs = new BlobStore(dir.tmpDir, join(dir.stateDir(meta.state), 'blobs'), blobOptions);
     return new Store(opts, schema, scenario, Buffer.from(meta.signing_key, 'hex'), blobs, { dir, meta, lock }, null);
   }
@@ -194,7 +194,7 @@ export class Store {
   async switchScenario(ref: string, seed: number): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const loadedAt = this.#opts.clock.now();
-    const scenario = freezeTemplate(await loadScenarioFromRequest(ref, loadedAt, this.#opts.cwd, this.#schema));
+    const scenario = freezeTemplate(await loadScenario(ref, loadedAt, this.#opts.cwd, { quoteContent: false, schema: this.#schema }));
     await this.#resetAll({ ref, scenario, seed, loadedAt });
   }
 

@@ -2,11 +2,11 @@
 import { loadScenario, type LoadedScenario, type ScenarioSchema } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
 import { StartupError } from './startup-error.js';
-import type { StoredSession, WorkspaceData } from './types.js';
+import type { StoredSession, WorkspaceData } from '../model/records.js';
 
-export function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): LoadedScenario {
+export async function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): Promise<LoadedScenario> {
   try {
-    return loadScenario(ref, now, cwd, schema);
+    return await loadScenario(ref, now, cwd, { schema });
   } catch (e) {
     // The cause tells the CLI the scenario it was given is at fault (exit 2, not 1).
     throw new StartupError((e as Error).message, { cause: e });

@@ -18,7 +18,7 @@ import type { BlobStore } from './blobs.js';
 import { SessionFileIndex } from './file-index.js';
 import { asStorageError } from './storage-error.js';
 import { documentFrom, freezeRecords } from './template.js';
-import type { StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from './types.js';
+import type { StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../model/records.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 

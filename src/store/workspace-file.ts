@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from '../errors/http-error.js';
 import { readDataFile } from './read-data-file.js';
-import { WORKSPACE_FORMAT, type WorkspaceData } from './types.js';
+import { WORKSPACE_FORMAT, type WorkspaceData } from '../model/records.js';
 
 /**
  * A readable, reversible name for a principal's file (and blob folder); one that would be too

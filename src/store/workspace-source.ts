@@ -9,7 +9,7 @@ import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
 import { CoalescingJsonFile } from './json-file.js';
 import { serializeJson, type TextCache } from './json-text.js';
-import type { WorkspaceData } from './types.js';
+import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
 import { readWorkspaceFile, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 

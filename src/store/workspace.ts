@@ -6,7 +6,7 @@
  */
 import { SessionFileIndex, type FilePage } from './file-index.js';
 import { deepFreeze } from './json-text.js';
-import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession } from './types.js';
+import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession } from '../model/records.js';
 import { freezeSession } from './template.js';
 import { secretKey, WorkspaceDocument } from './workspace-document.js';
 

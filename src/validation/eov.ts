@@ -5,7 +5,7 @@
  * (`/<operationId>/{param}…`) and is called with the request already routed and with parameters
  * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
  */
-import type { OpenApiDocument } from '../openapi.js';
+import { resolveRef, withoutNullBranch, type OpenApiDocument } from '../openapi.js';
 
 /** One error as eov reports it: the three fields the mapper reads (pinned by a test). */
 export interface EovError {
@@ -29,21 +29,6 @@ type Middleware = (req: any, res: any, next: (e?: unknown) => void) => unknown;
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 
-/** Drops `{"type": "null"}` from an anyOf: a string parameter or form field is never null. */
-function withoutNull(schema: any): any {
-  if (!schema || !Array.isArray(schema.anyOf)) return schema;
-  const rest = schema.anyOf.filter((b: any) => b?.type !== 'null');
-  if (rest.length === schema.anyOf.length) return schema;
-  const { anyOf: _anyOf, ...others } = schema;
-  return rest.length === 1 ? { ...others, ...rest[0] } : { ...others, anyOf: rest };
-}
-
-function resolveRef(doc: OpenApiDocument, schema: any): any {
-  let s = schema;
-  for (let i = 0; s?.$ref && i < 20; i++) s = String(s.$ref).split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc);
-  return s;
-}
-
 /**
  * The private document: operation-keyed paths, no security, parameter and form-field schemas
  * without their null branch (eov's coercion would turn `?source=null` into null otherwise).
@@ -56,14 +41,14 @@ export function privateDocument(doc: OpenApiDocument): OpenApiDocument {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       const key = `/${op.operationId}${names.map((n) => `/{${n}}`).join('')}`;
       const copy = { ...op, security: [] };
-      copy.parameters = (op.parameters ?? []).map((p: any) => ({ ...p, schema: withoutNull(p.schema) }));
+      copy.parameters = (op.parameters ?? []).map((p: any) => ({ ...p, schema: withoutNullBranch(doc, p.schema) }));
       if (op.requestBody) {
         const content: Record<string, any> = {};
         for (const [media, m] of Object.entries(op.requestBody.content as Record<string, any>)) {
           if (media === 'application/json') content[media] = m;
           else {
             const body = resolveRef(doc, m.schema);
-            const properties = Object.fromEntries(Object.entries((body.properties ?? {}) as Record<string, any>).map(([k, s]) => [k, withoutNull(resolveRef(doc, s))]));
+            const properties = Object.fromEntries(Object.entries((body.properties ?? {}) as Record<string, any>).map(([k, s]) => [k, withoutNullBranch(doc, s)]));
             content[media] = { ...m, schema: { ...body, properties } };
           }
         }

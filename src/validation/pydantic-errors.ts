@@ -7,7 +7,7 @@
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
 import type { OpenApiDocument, Schema } from '../openapi.js';
-import { resolveRef } from '../openapi.js';
+import { withoutNullBranch } from '../openapi.js';
 import { isPyDict, type PyValue } from '../python/values.js';
 import type { EovError } from './eov.js';
 
@@ -58,19 +58,13 @@ function inputAt(loc: Loc, ctx: ErrorContext): unknown {
 function schemaAt(loc: Loc, ctx: ErrorContext): Schema {
   const [section, ...rest] = loc as [string, ...(string | number)[]];
   if (section !== 'body') return (ctx.params as any)[section]?.get(String(rest[0])) ?? {};
-  let s = branch(resolveRef(ctx.doc, ctx.body), ctx.doc);
+  let s = withoutNullBranch(ctx.doc, ctx.body);
   for (const k of rest) {
     if (typeof k === 'number') s = s.items ?? s.prefixItems?.[k] ?? {};
     else s = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : {});
-    s = branch(resolveRef(ctx.doc, s), ctx.doc);
+    s = withoutNullBranch(ctx.doc, s);
   }
   return s;
-}
-
-function branch(s: Schema, doc: OpenApiDocument): Schema {
-  if (!Array.isArray(s.anyOf)) return s;
-  const rest = s.anyOf.filter((b: Schema) => b?.type !== 'null');
-  return rest.length === 1 ? { ...s, ...resolveRef(doc, rest[0]), anyOf: undefined } : s;
 }
 
 /** Sort key: section, then declaration order (or index) at each level. */
@@ -81,16 +75,16 @@ function orderOf(loc: Loc, ctx: ErrorContext): number[] {
     key.push([...((ctx.params as any)[section]?.keys() ?? [])].indexOf(String(rest[0])));
     return key;
   }
-  let s = branch(resolveRef(ctx.doc, ctx.body), ctx.doc);
+  let s = withoutNullBranch(ctx.doc, ctx.body);
   for (const k of rest) {
     if (typeof k === 'number') {
       key.push(k);
-      s = branch(resolveRef(ctx.doc, s.items ?? {}), ctx.doc);
+      s = withoutNullBranch(ctx.doc, s.items ?? {});
     } else {
       const names = Object.keys(s.properties ?? {});
       const i = names.indexOf(k);
       key.push(i < 0 ? names.length : i);
-      s = branch(resolveRef(ctx.doc, s.properties?.[k] ?? {}), ctx.doc);
+      s = withoutNullBranch(ctx.doc, s.properties?.[k] ?? {});
     }
   }
   return key;

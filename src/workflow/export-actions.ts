@@ -2,7 +2,7 @@
  * From a session's recorded actions to what the export is made of: json_actions (the actions as
  * data, with inferred response formats) and the steps and models the script is written from.
  */
-import type { Action } from '../store/types.js';
+import type { Action } from '../model/records.js';
 import { PYTHON_KEYWORDS, NameScope } from './identifiers.js';
 import { inferModel, type InferredModel, type ModelClass } from './models.js';
 import { ACTION_METHODS, FALLBACK_RESPONSE_FORMAT, RESULT_SAMPLE, SCRAPE, SDK } from './sdk.js';

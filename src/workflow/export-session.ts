@@ -3,7 +3,7 @@
  * actions as data, and `python_script`, a program that replays them with the service's Python SDK.
  * The same actions and switches always give the same bytes.
  */
-import type { Action } from '../store/types.js';
+import type { Action } from '../model/records.js';
 import { planExport } from './export-actions.js';
 import { pythonScript } from './python-script.js';
 

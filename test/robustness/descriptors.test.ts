@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearer, multipart, rawRequest } from '../helpers.js';
+import { bearer, multipart, rawRequest, settlesTo } from '../helpers.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 
 const linux = process.platform === 'linux';
@@ -36,11 +36,20 @@ const deletedOpen = () =>
       return false;
     }
   }).length;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Waits (as long as the test may run) for the process to be back to `limit` descriptors or fewer. */
-async function settlesTo(limit: number): Promise<number> {
-  while (fds().length > limit) await sleep(50);
-  return fds().length;
+const target = (fd: string) => {
+  try {
+    return readlinkSync(`/proc/${cli.child.pid}/fd/${fd}`);
+  } catch {
+    return '(closed)';
+  }
+};
+/**
+ * Waits (60 s at most, a liveness deadline) for the process to be back to `limit` descriptors or
+ * fewer; the answer is 'settled', or what is still open, with the counts and where the descriptors point.
+ */
+async function settledTo(before: number, limit: number): Promise<string> {
+  const n = await settlesTo(() => fds().length, limit);
+  return n <= limit ? 'settled' : `${n} descriptors open after 60 s; ${before} before, at most ${limit} allowed: ${fds().map(target).join(', ')}`;
 }
 
 async function upload(filename: string, type: string, content: Buffer | string) {
@@ -66,8 +75,8 @@ describeLinux('descriptors (Linux: /proc/<pid>/fd)', () => {
       expect(down.status).toBe(200);
       expect(down.text).toBe('hello');
     }
-    expect(await settlesTo(before + 2)).toBeLessThanOrEqual(before + 2);
-  });
+    expect(await settledTo(before, before + 2)).toBe('settled');
+  }, 120_000);
 
   test('40 downloads abandoned after their first chunk leave no descriptor open, and no deleted blob held', async () => {
     const up = await upload('big.bin', 'application/octet-stream', Buffer.alloc(16 * 1024 * 1024, 7));
@@ -89,7 +98,7 @@ describeLinux('descriptors (Linux: /proc/<pid>/fd)', () => {
     const del = await rawRequest(cli.url, { method: 'DELETE', path: `/sessions/sess_demo/files/${up.json.id}`, headers: bearer('fd-test') });
     expect(del.status).toBe(204);
     // The server learns of each abandoned socket asynchronously: wait for the count to settle.
-    expect(await settlesTo(before + 2)).toBeLessThanOrEqual(before + 2);
+    expect(await settledTo(before, before + 2)).toBe('settled');
     expect(deletedOpen()).toBe(0);
     expect((await fetch(`${cli.url}/health`)).status).toBe(200);
   }, 120_000);

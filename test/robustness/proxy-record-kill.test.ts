@@ -47,7 +47,7 @@ test('SIGKILL during a stream of recorded answers leaves a complete, loadable re
   stop = true;
   await Promise.all(clients);
   expect(existsSync(file)).toBe(true);
-  const scenario = readScenarioFile(file, dir);
+  const scenario = await readScenarioFile(file, dir);
   const files = scenario.sessions.find((s) => s.id === 'sess_many_files')?.files ?? [];
   expect(files.length).toBeGreaterThan(0);
   // Only the recording itself is left behind, perhaps with one temporary file — never a torn one.

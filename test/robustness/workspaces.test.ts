@@ -14,6 +14,7 @@ import { bearer, multipart, rawRequest, testServer } from '../helpers.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 import type { MockServer } from '../../src/server.js';
 import { workspacesDir } from '../data-layout.js';
+import { Clock } from '../../src/primitives/clock.js';
 
 const linux = process.platform === 'linux';
 
@@ -30,6 +31,13 @@ afterEach(async () => {
   mock = undefined;
   dir = undefined;
 });
+
+/** A mock clock stopped at `ms`. */
+function frozenAt(ms: number): Clock {
+  const clock = new Clock();
+  clock.set(ms);
+  return clock;
+}
 
 /** Stops the mock and starts another on the same data directory. */
 async function restart(options: Parameters<typeof testServer>[0]): Promise<MockServer> {
@@ -108,13 +116,13 @@ describe('past the in-memory bound', () => {
 
   test('a workspace never written reads the same after a restart (the scenario keeps its load time)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'cbm-ws-restart-'));
-    mock = await testServer({ dataDir: dir, scenario: 'expiring' });
+    const startedAt = Date.now();
+    mock = await testServer({ dataDir: dir, scenario: 'expiring', clock: frozenAt(startedAt) });
     const path = '/sessions/sess_demo/files?limit=100';
     const before = (await rawRequest(mock.url, { method: 'GET', path, headers: bearer('reader') })).text;
     await mock.close();
-    // A later start: the scenario's timestamps must not move to it.
-    await new Promise((r) => setTimeout(r, 1100));
-    mock = await testServer({ dataDir: dir, scenario: 'expiring' });
+    // A start a minute later (the scenario's first file expires 8 minutes after its load): its timestamps must not move to it.
+    mock = await testServer({ dataDir: dir, scenario: 'expiring', clock: frozenAt(startedAt + 60_000) });
     const after = (await rawRequest(mock.url, { method: 'GET', path, headers: bearer('reader') })).text;
     expect(after).toBe(before);
   });
