@@ -32,7 +32,7 @@ for (const entry of ['index', 'testcontainers']) await build({
   supported: { 'dynamic-import': false },
   sourcemap: true,
   logLevel: 'warning',
-  // import.meta.url (package-root.ts, docs.ts, scenario.ts: where the package and its
+  // import.meta.url (primitives/package-root.ts, web/docs.ts, scenarios/scenario.ts: where the package and its
   // dependencies are) has no CommonJS meaning; the bundle's own file URL is its equivalent.
   define: { 'import.meta.url': '__cbm_import_meta_url' },
   banner: { js: "const __cbm_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },

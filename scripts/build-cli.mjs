@@ -1,6 +1,6 @@
 /**
  * The command's build: `cloud-browser-mock` (bin) runs dist/bin/cli.js, one esbuild bundle of
- * src/cli.ts with its dependencies inside, so that a start reads a few files instead of the ~400
+ * src/cli/cli.ts with its dependencies inside, so that a start reads a few files instead of the ~400
  * modules it otherwise resolves and loads one by one (most of a cold start; BENCHMARKS.md, issue
  * 12). What a start does not need stays in chunks read on first use: express-openapi-validator and
  * multer (loaded after the first answer, or on the first request that needs them), the proxy and
@@ -41,7 +41,7 @@ const noApiSpecValidation = {
 
 rmSync('dist/bin', { recursive: true, force: true });
 await build({
-  entryPoints: { cli: 'dist/src/cli.js' },
+  entryPoints: { cli: 'dist/src/cli/cli.js' },
   outdir: 'dist/bin',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

@@ -160,7 +160,7 @@ function operationsOf(document) {
       byId.set(op.operationId, { method, path, op, params: [...(item.parameters ?? []), ...(op.parameters ?? [])] });
     }
   }
-  // Routing order (src/openapi.ts): x-route-order where the document records it, else document order.
+  // Routing order (src/document/openapi.ts): x-route-order where the document records it, else document order.
   return (document['x-route-order'] ?? [...byId.keys()]).map((id) => [id, byId.get(id)]);
 }
 

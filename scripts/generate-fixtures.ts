@@ -1,7 +1,7 @@
 /** `npm run fixtures`: rewrites fixtures/<scenario>.json from the seeded generator. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../src/package-root.js';
+import { packageRoot } from '../src/primitives/package-root.js';
 import { generateScenarios, serialize } from './scenarios.js';
 
 for (const [name, scenario] of Object.entries(generateScenarios())) {

@@ -5,15 +5,15 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
-import { authenticate } from './auth.js';
-import { corsMiddleware } from './cors.js';
+import { authenticate } from './operations/auth.js';
+import { corsMiddleware } from './web/cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { crossSiteRefusal, isControlPlanePath } from './guards/cross-site.js';
-import { controlPlaneDocsRouter, docsRouter } from './docs.js';
-import { landingPageRoute } from './landing-page.js';
+import { controlPlaneDocsRouter, docsRouter } from './web/docs.js';
+import { landingPageRoute } from './web/landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './primitives/clock.js';
-import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './openapi.js';
+import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
 import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 import { sendReply, stringifyJson } from './http/reply.js';

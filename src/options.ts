@@ -1,5 +1,5 @@
 /** Options of createApp (MockOptions) and startMockServer (ServerOptions), which the CLI fills, with their defaults. */
-import type { AuthMode } from './auth.js';
+import type { AuthMode } from './operations/auth.js';
 import type { Clock } from './primitives/clock.js';
 
 export interface MockOptions {
@@ -60,7 +60,7 @@ export interface MockOptions {
   /**
    * startMockServer and the CLI: connections over this many at once have their requests answered
    * 503 with Retry-After as soon as their headers are in, and are closed within about a second.
-   * Default: half of the descriptor limit less 64 (see server-limits.ts). The hard ceiling, past
+   * Default: half of the descriptor limit less 64 (see http/connection-limits.ts). The hard ceiling, past
    * which connections are dropped at accept, is the descriptor limit less 64.
    */
   maxConnections?: number;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type MockApp } from './app.js';
 import { controlClient, type MockControl } from './control-client.js';
 import { DEFAULTS, type ServerOptions } from './options.js';
-import { defaultMaxConnections, limitConnections } from './server-limits.js';
+import { defaultMaxConnections, limitConnections } from './http/connection-limits.js';
 
 // The options type lives with the others in options.ts, which the CLI's parser reads too.
 export type { ServerOptions } from './options.js';
@@ -54,7 +54,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   // others (the server is asynchronous).
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   // A body may take as long as it takes while bytes keep coming; one idle for
-  // bodyIdleTimeoutMs is answered 408, and connections over the cap 503 (server-limits.ts).
+  // bodyIdleTimeoutMs is answered 408, and connections over the cap 503 (http/connection-limits.ts).
   const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) });
   server.on(
     'request',

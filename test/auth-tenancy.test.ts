@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { authenticate, keyPrincipal, type AuthContext } from '../src/auth.js';
+import { authenticate, keyPrincipal, type AuthContext } from '../src/operations/auth.js';
 import { DETAIL } from '../src/errors/http-error.js';
 import { bearer, testApp } from './helpers.js';
 

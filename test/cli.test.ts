@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FLAGS, UsageError, envName, parseCli } from '../src/cli-args.js';
+import { FLAGS, UsageError, envName, parseCli } from '../src/cli/cli-args.js';
 import { runCli, startCli } from './cli-process.js';
 
 let dir: string;

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { keyPrincipal } from '../src/auth.js';
+import { keyPrincipal } from '../src/operations/auth.js';
 import { bearer, multipart, testApp } from './helpers.js';
 
 let app: MockApp;

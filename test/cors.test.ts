@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { EXPOSED_HEADERS, parseCorsOrigins } from '../src/cors.js';
+import { EXPOSED_HEADERS, parseCorsOrigins } from '../src/web/cors.js';
 import { bearer, testApp } from './helpers.js';
 
 const WEB = 'http://localhost:5173';

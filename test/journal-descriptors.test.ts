@@ -4,7 +4,7 @@
  * taken from openapi.json, with nothing of either written out in the journal.
  */
 import { expect, test } from '@jest/globals';
-import { buildOperations, readOpenApi } from '../src/openapi.js';
+import { buildOperations, readOpenApi } from '../src/document/openapi.js';
 import { queryRedaction, redactBody } from '../src/records/journal.js';
 
 const redactQuery = queryRedaction(buildOperations(readOpenApi()));

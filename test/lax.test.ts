@@ -6,7 +6,7 @@
 import { expect, test } from '@jest/globals';
 import { expectedList, type PydanticError } from '../src/errors/catalogue.js';
 import { HttpError } from '../src/errors/http-error.js';
-import { buildOperations } from '../src/openapi.js';
+import { buildOperations } from '../src/document/openapi.js';
 import { PyFloat, type PyValue } from '../src/python/values.js';
 import { createOpenApiValidator } from '../src/validation/eov.js';
 import { validateInput } from '../src/validation/input.js';

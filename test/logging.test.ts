@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import { prettyDestination } from '../src/logging.js';
+import { prettyDestination } from '../src/cli/logging.js';
 import { ROOT, multipart, testApp } from './helpers.js';
 
 const CLI = join(ROOT, 'dist', 'bin', 'cli.js');

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { OPERATION_IDS, buildOperations, readOpenApi } from '../src/openapi.js';
+import { OPERATION_IDS, buildOperations, readOpenApi } from '../src/document/openapi.js';
 import { handlers } from '../src/operations/index.js';
 import { bearer, testApp } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/g
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { prettyDestination } from '../src/logging.js';
+import { prettyDestination } from '../src/cli/logging.js';
 import { bearer, testApp } from './helpers.js';
 
 let app: MockApp;

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { OpenApiDocument } from '../openapi.js';
+import type { OpenApiDocument } from '../document/openapi.js';
 import { DEFAULTS, type MockOptions } from '../options.js';
 import type { Clock } from '../primitives/clock.js';
 import type { ProxyDeps } from '../proxy/proxy-stage.js';

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Coverage } from '../control-plane/coverage.js';
 import { REDACTED, journalBody, queryRedaction, type Journal } from '../records/journal.js';
 import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { handleServiceRequest, serviceStageDeps, ServiceRequest, type PipelineDeps } from '../pipeline/service-request.js';
 import type { Clock } from '../primitives/clock.js';
 import { splitTarget } from '../http/request-target.js';

@@ -2,7 +2,7 @@
  * Coverage: for every operation, its documented statuses and how often each was answered since
  * the last reset, so a test suite can see which parts of the API it never touched.
  */
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { junitCase, junitDocument } from '../primitives/markup.js';
 
 export interface CoverageReport {

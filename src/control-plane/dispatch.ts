@@ -14,8 +14,8 @@ import { bearerParam, isSecret } from '../http/authorization.js';
 import { isJsonType } from '../http/body.js';
 import { splitTarget } from '../http/request-target.js';
 import { replyType, stringifyJson, type Reply } from '../http/reply.js';
-import { buildOperations, type OpenApiDocument, type Operation } from '../openapi.js';
-import { packageRoot } from '../package-root.js';
+import { buildOperations, type OpenApiDocument, type Operation } from '../document/openapi.js';
+import { packageRoot } from '../primitives/package-root.js';
 import { matchRoute } from '../pipeline/router.js';
 import { RequestContext, readBody, reply, runStages, validate, type Composition, type StageDeps, type Target } from '../pipeline/stages.js';
 import { createOpenApiValidator } from '../validation/eov.js';
@@ -33,7 +33,7 @@ export function readControlPlaneDocument(): Record<string, any> {
 
 /**
  * The largest JSON body the control plane parses: a workspace import carries file bytes as
- * base64, and is the one body the mock must hold whole (documented in the README's Limits).
+ * base64, and is the one body the mock must hold whole (documented in docs/guarantees.md, Limits).
  */
 export const MAX_IMPORT_BODY = 256 * 1024 * 1024;
 /** Every other control-plane JSON body: as the service's. */

@@ -3,7 +3,7 @@
  * openapi.json, as JUnit XML for CI to gate on — one testcase per operation, failing where drift
  * was seen.
  */
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { escapeMarkup, junitCase, junitDocument } from '../primitives/markup.js';
 import type { DriftRecord } from '../proxy/drift.js';
 

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpError } from '../errors/http-error.js';
 import type { Reply } from '../http/reply.js';
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import type { OperationId as ControlOperationId, Operations as ControlOperations } from '../generated/control-plane-api.js';
 import type { InputOf, ValidatedInput } from '../operations/types.js';
 import type { DriftLog } from '../proxy/drift.js';

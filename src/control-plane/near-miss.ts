@@ -5,7 +5,7 @@
  * /sessions/{session_id}/files?`. The answer's body stays FastAPI's; the hint goes only to the log
  * line and the journal entry.
  */
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { editDistance } from '../primitives/edit-distance.js';
 import { pyUnquote } from '../python/url.js';
 

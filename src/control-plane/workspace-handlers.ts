@@ -7,7 +7,7 @@ import { duplicateIdProblem, snapshotValueErrors } from './control-input.js';
 import { snapshotReply } from './snapshot-stream.js';
 import { mailboxRecord, mailboxView } from '../operations/mailboxes.js';
 import { fileView, sessionOr404, storeUploadedFile } from '../operations/session-files.js';
-import type { Action } from '../store/types.js';
+import type { Action } from '../model/records.js';
 import type { ControlHandlerMap } from './handler-types.js';
 import { json, noContent, unprocessable } from './runtime-handlers.js';
 import { exportSnapshot, importSnapshot, workspaceCounts } from './snapshots.js';

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { DETAIL, HttpError, validationError } from '../errors/http-error.js';
 import { err } from '../errors/catalogue.js';
-import type { BodyKind } from '../openapi.js';
+import type { BodyKind } from '../document/openapi.js';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../python/json-decode.js';
 import { pyParseQsl } from '../python/url.js';
 import type { PyValue } from '../python/values.js';
@@ -128,7 +128,7 @@ export async function discardBody(body: ParsedBody, blobs: BlobStore, committed 
   for (const b of body.discarded) await blobs.discard(b.temp);
 }
 
-/** Non-file fields of one form, together (chosen; see README Limits): past either, a 413. */
+/** Non-file fields of one form, together (chosen; see docs/guarantees.md, Limits): past either, a 413. */
 export const MAX_FORM_FIELDS = 1000;
 export const MAX_FORM_FIELD_BYTES = 1024 * 1024;
 /** Parts of one multipart body, and bytes of one field: past either, the 400 of a bad body. */

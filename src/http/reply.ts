@@ -4,7 +4,7 @@
  * around it (pipeline/stages.ts): a 307 with its Location, an error's `{"detail": …}`, a fault's
  * body, a dropped connection are replies too. `sendReply` is the only place their status and
  * headers are written. What is not a reply of either API writes itself: the proxy's verbatim
- * pass-through (proxy/forward.ts) and the connection limits' 503 (server-limits.ts).
+ * pass-through (proxy/forward.ts) and the connection limits' 503 (http/connection-limits.ts).
  *
  * A reply carries at most one body:
  * - `json`: a value, written by the API's own JSON writer (the service's serializeJson with its

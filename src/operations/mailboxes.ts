@@ -1,7 +1,7 @@
 /** Connected mailboxes: list, get, update sender rules, sync, delete (CONTRACT §1, §2). */
 import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
-import type { MailboxProvider, StoredMailbox } from '../store/types.js';
+import type { MailboxProvider, StoredMailbox } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
 import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 

@@ -1,8 +1,8 @@
 /** Stored secrets: store, list, read by name, delete (CONTRACT §1, §2). */
 import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
-import type { StoredSecret } from '../store/types.js';
-import { keyHint } from '../store/secret-rules.js';
+import type { StoredSecret } from '../model/records.js';
+import { keyHint } from '../model/secret-rules.js';
 import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 /** The metadata of a secret: never its value. */

@@ -4,7 +4,7 @@ import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
 import { clampInstant, isoTime } from '../primitives/clock.js';
 import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
-import type { StoredFile, StoredSession } from '../store/types.js';
+import type { StoredFile, StoredSession } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { UploadedPart } from '../http/body.js';

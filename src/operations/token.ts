@@ -1,5 +1,5 @@
 /** The OAuth2 password-flow token endpoint (CONTRACT §3). */
-import { issueToken } from '../auth.js';
+import { issueToken } from './auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
 import type { Handler, OperationDescriptor } from './types.js';
 

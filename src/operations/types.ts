@@ -3,7 +3,7 @@
  * never a global clock (STYLE.md, conventions 2 and 5).
  */
 import type { Readable } from 'node:stream';
-import type { AuthContext } from '../auth.js';
+import type { AuthContext } from './auth.js';
 import type { UploadedPart } from '../http/body.js';
 import type { Reply } from '../http/reply.js';
 import type { Clock } from '../primitives/clock.js';

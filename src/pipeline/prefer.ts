@@ -4,7 +4,7 @@
  * have passed, so a client still has to send a correct request.
  */
 import { DETAIL, HttpError } from '../errors/http-error.js';
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { descriptorOf } from '../operations/descriptors.js';
 
 export interface Preference {

@@ -4,7 +4,7 @@
  * alone gives 405 with its methods; else a path with a trailing slash that would match without
  * it is a 307 redirect; else 404.
  */
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { pyUnquote } from '../python/url.js';
 
 export type RouteResult =

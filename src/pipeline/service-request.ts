@@ -7,11 +7,11 @@
  * replies (operations/types.ts); the reply stage writes them with the service's JSON writer
  * (serializeJson and its text cache).
  */
-import { authenticate, type AuthContext } from '../auth.js';
+import { authenticate, type AuthContext } from '../operations/auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
 import { requestHost } from '../http/request-target.js';
 import type { Clock } from '../primitives/clock.js';
-import type { OpenApiDocument, Operation } from '../openapi.js';
+import type { OpenApiDocument, Operation } from '../document/openapi.js';
 import { handlerFor, type HandlerMap, type OperationConfig } from '../operations/types.js';
 import type { Reply } from '../http/reply.js';
 import { matchRoute } from './router.js';

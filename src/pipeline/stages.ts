@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
 import { discardBody, readBody as readRequestBody, type ParsedBody, type ReadBodyOptions } from '../http/body.js';
 import { errorReply, sendReply, type JsonWriter, type Reply } from '../http/reply.js';
-import type { OpenApiDocument, Operation } from '../openapi.js';
+import type { OpenApiDocument, Operation } from '../document/openapi.js';
 import type { ValidatedInput } from '../operations/types.js';
 import { parseQuery } from '../python/url.js';
 import type { BlobStore } from '../store/blobs.js';

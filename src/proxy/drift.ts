@@ -8,7 +8,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Logger } from 'pino';
 import { isoTime, type Clock } from '../primitives/clock.js';
-import type { OpenApiDocument, Operation } from '../openapi.js';
+import type { OpenApiDocument, Operation } from '../document/openapi.js';
 import { createAjv } from '../primitives/ajv.js';
 import { typeName, type DriftProblem } from './drift-problem.js';
 

@@ -12,7 +12,7 @@ import { isoTime, type Clock } from '../primitives/clock.js';
 import type { ScenarioFile, ScenarioFileRecord } from '../scenarios/scenario.js';
 import { seededBytes, sha256Hex } from '../scenarios/seeded-content.js';
 
-/** What a recording gives `--auth strict` instead of the tokens it never keeps (README). */
+/** What a recording gives `--auth strict` instead of the tokens it never keeps (docs/real-service.md). */
 export const RECORDED_USER = { username: 'recorded@cloud-browser-mock.invalid', password: 'recorded' };
 export const RECORDED_API_KEY = 'sk_recorded_placeholder';
 

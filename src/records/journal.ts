@@ -7,7 +7,7 @@
  */
 import type { Schemas } from '../generated/control-plane-api.js';
 import type { ParsedBody } from '../http/body.js';
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import { descriptorOf } from '../operations/descriptors.js';
 import { isoTime } from '../primitives/clock.js';
 import { summarizeBody } from './body-summary.js';

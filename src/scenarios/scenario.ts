@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createAjv } from '../primitives/ajv.js';
 import { clampInstant } from '../primitives/clock.js';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../primitives/package-root.js';
 import { keyHint } from '../model/secret-rules.js';
 import { compareFiles, WORKSPACE_FORMAT, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
 import { scenarioFileBytes, sha256Hex } from './seeded-content.js';

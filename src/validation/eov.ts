@@ -5,7 +5,7 @@
  * (`/<operationId>/{param}…`) and is called with the request already routed and with parameters
  * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
  */
-import { resolveRef, withoutNullBranch, type OpenApiDocument } from '../openapi.js';
+import { resolveRef, withoutNullBranch, type OpenApiDocument } from '../document/openapi.js';
 
 /** One error as eov reports it: the three fields the mapper reads (pinned by a test). */
 export interface EovError {

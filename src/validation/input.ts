@@ -8,7 +8,7 @@
 import { err, type PydanticError } from '../errors/catalogue.js';
 import { validationError } from '../errors/http-error.js';
 import type { ParsedBody, UploadedPart } from '../http/body.js';
-import type { OpenApiDocument, Operation, Schema } from '../openapi.js';
+import type { OpenApiDocument, Operation, Schema } from '../document/openapi.js';
 import { isPyDict, toPlain, type PyValue } from '../python/values.js';
 import type { ValidatedInput } from '../operations/types.js';
 import type { OpenApiRequestValidator } from './eov.js';

@@ -6,8 +6,8 @@
  * FastAPI's order: path, query, header, body; declaration order within each.
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
-import type { OpenApiDocument, Schema } from '../openapi.js';
-import { withoutNullBranch } from '../openapi.js';
+import type { OpenApiDocument, Schema } from '../document/openapi.js';
+import { withoutNullBranch } from '../document/openapi.js';
 import { isPyDict, type PyValue } from '../python/values.js';
 import type { EovError } from './eov.js';
 

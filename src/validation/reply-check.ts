@@ -4,7 +4,7 @@
  * type and JSON value; a mismatch throws, and the app answers it as an unexpected fault (500).
  */
 import type { Reply } from '../http/reply.js';
-import type { Operation } from '../openapi.js';
+import type { Operation } from '../document/openapi.js';
 import type { ResponseValidator } from './responses.js';
 
 /** Response validation of a service answer: a mismatch throws (the app answers it 500). */

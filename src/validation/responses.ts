@@ -4,7 +4,7 @@
  * the test suite; a switch in the CLI (--validate-responses). Ajv is the one eov brings.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { OpenApiDocument, Operation } from '../openapi.js';
+import type { OpenApiDocument, Operation } from '../document/openapi.js';
 import { createAjv } from '../primitives/ajv.js';
 
 export class ResponseValidationError extends Error {}

@@ -5,8 +5,8 @@
  * every principal gets its own workspace.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { DETAIL, unauthorized } from './errors/http-error.js';
-import { bearerParam } from './http/authorization.js';
+import { DETAIL, unauthorized } from '../errors/http-error.js';
+import { bearerParam } from '../http/authorization.js';
 
 export type AuthMode = 'open' | 'strict';
 

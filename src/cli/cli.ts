@@ -6,12 +6,12 @@
  */
 import { UsageError, helpText, parseCli, type CliResult } from './cli-args.js';
 import { prettyDestination } from './logging.js';
-import { packageVersion } from './package-root.js';
-import { ScenarioError } from './scenarios/scenario.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from './server.js';
+import { packageVersion } from '../primitives/package-root.js';
+import { ScenarioError } from '../scenarios/scenario.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from '../server.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
-import { StartupError } from './store/store.js';
-import { ProxySetupError } from './proxy/forward.js';
+import { StartupError } from '../store/store.js';
+import { ProxySetupError } from '../proxy/forward.js';
 
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 

@@ -8,8 +8,8 @@
 import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { escapeMarkup } from './primitives/markup.js';
-import { sendReply, stringifyJson, type Reply } from './http/reply.js';
+import { escapeMarkup } from '../primitives/markup.js';
+import { sendReply, stringifyJson, type Reply } from '../http/reply.js';
 
 /** Where swagger-ui-dist's files are (it has no `exports` map, so its package.json resolves). */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

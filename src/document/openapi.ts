@@ -4,11 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../primitives/package-root.js';
 
 // Generated from openapi.json (`npm run generate`), never listed by hand.
-export { OPERATION_IDS, type OperationId } from './generated/service-api.js';
-import type { OperationId } from './generated/service-api.js';
+export { OPERATION_IDS, type OperationId } from '../generated/service-api.js';
+import type { OperationId } from '../generated/service-api.js';
 
 /** A schema of the document with its `$ref`s and null branch resolved: what a string is parsed as. */
 export type Schema = Record<string, any>;

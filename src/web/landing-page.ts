@@ -4,8 +4,8 @@
  * JSON client, no Accept at all — still gets FastAPI's 404, so clients see the service unchanged.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { escapeMarkup } from './primitives/markup.js';
-import { sendReply, stringifyJson } from './http/reply.js';
+import { escapeMarkup } from '../primitives/markup.js';
+import { sendReply, stringifyJson } from '../http/reply.js';
 
 function landingPage(title: string, version: string): string {
   return `<!DOCTYPE html>

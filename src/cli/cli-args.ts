@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FLAGS } from './cli-flags.js';
-import { DEFAULTS, type ServerOptions } from './options.js';
+import { DEFAULTS, type ServerOptions } from '../options.js';
 
 export class UsageError extends Error {}
 

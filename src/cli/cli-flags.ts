@@ -3,11 +3,11 @@
  * value goes into ServerOptions (or what is wrong with it). cli-args.ts reads argv and the
  * environment against this table.
  */
-import { parseCorsOrigins } from './cors.js';
-import { parseAllowedHosts } from './guards/allowed-hosts.js';
-import { DEFAULTS, type ServerOptions } from './options.js';
-import { parseDuration, parseSize } from './primitives/units.js';
-import { BUILT_IN_SCENARIOS } from './scenarios/scenario.js';
+import { parseCorsOrigins } from '../web/cors.js';
+import { parseAllowedHosts } from '../guards/allowed-hosts.js';
+import { DEFAULTS, type ServerOptions } from '../options.js';
+import { parseDuration, parseSize } from '../primitives/units.js';
+import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
 
 export interface FlagSpec {
   /** The value's placeholder in --help; a flag without one is a switch (alone, =true or =false). */
