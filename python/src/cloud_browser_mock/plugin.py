@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -117,7 +118,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     way, value = _way(config)
-    return f"cloud-browser-mock: {way} {value}" if way else "cloud-browser-mock: not configured (--cbm-url, --cbm-command, --cbm-package or --cbm-image)"
+    if way is None:
+        return "cloud-browser-mock: not configured (--cbm-url, --cbm-command, --cbm-package or --cbm-image)"
+    installed = config.stash.get(_command_key, None)
+    if installed is not None:
+        return f"cloud-browser-mock: {way} {value}, installed once for the xdist workers, each of which runs {shlex.join(installed)}"
+    return f"cloud-browser-mock: {way} {value}"
 
 
 @pytest.fixture(scope="session")
