@@ -10,7 +10,7 @@ Example::
 
     from cloud_browser_mock import start_mock_server
 
-    with start_mock_server(package="cloud-browser-mock") as mock:  # npx of the npm package
+    with start_mock_server(package="path/to/cloud-browser-mock-0.2.0.tgz") as mock:  # npx of a packed tarball
         mock.faults.add("listSessionFiles", 503, times=1)
         mock.clock.advance("P8D")
         print(mock.url, mock.requests(operation_id="listSessionFiles"))
