@@ -13,10 +13,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, startCli } from './cli-process.js';
 import { ROOT } from './helpers.js';
-import { describeNeeding } from './needs-tool.js';
+import { spawnSync } from 'node:child_process';
+import { describeNeeding, testNeeding } from './needs-tool.js';
 import { HAS_VENV, NO_VENV, PYTEST, PY_TOOLS, buildPackage, copyPackage, makeVenv, run } from './python-venv.js';
 
 const describeWithVenv = describeNeeding(HAS_VENV, NO_VENV);
+/** The oldest Python the package supports, where this machine has it (pyenv, deadsnakes). */
+const HAS_PY39 = HAS_VENV && spawnSync('python3.9', ['-c', 'import venv, ensurepip']).status === 0;
+const testWithPy39 = testNeeding(HAS_PY39, 'python3.9 with venv is not on PATH', 'CBM_REQUIRE_PYTHON39');
+
+/** On Python 3.9, without pytest (pip's index here has no tomli, which pytest needs there). */
+const PY39_CHECK = `
+import sys, typing
+from datetime import timedelta
+import cloud_browser_mock.control_plane as types
+from cloud_browser_mock import MockControlError, start_mock_server
+assert sys.version_info[:2] == (3, 9), sys.version
+for name in types.__all__:
+    value = getattr(types, name)
+    if isinstance(value, type):
+        typing.get_type_hints(value)  # every annotation evaluates on 3.9
+assert types.FaultRequest.__required_keys__ == frozenset({"operationId", "status"}), types.FaultRequest.__required_keys__
+with start_mock_server(command=sys.argv[1:], admin_token="t") as mock:
+    mock.clock.set("2030-01-01T00:00:00Z")
+    assert mock.clock.advance(timedelta(days=8))["now"].startswith("2030-01-09T00:00:00")
+    fault = mock.faults.add("listSecrets", 503, times=1)
+    assert [f["id"] for f in mock.faults.list()] == [fault["id"]]
+    try:
+        mock.faults.remove("flt_nope")
+        raise AssertionError("no error")
+    except MockControlError as e:
+        assert e.status == 404
+    assert mock.principal_of("sk_test_demo") == "user:dev@example.com"
+    assert mock.requests() == [] and mock.drift() == [] and mock.coverage()["exercised"] == 0
+print("python 3.9: ok")
+`;
 const COMMAND = `node ${CLI}`;
 
 describeWithVenv('the Python package and its pytest plugin', () => {
@@ -92,6 +123,12 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect([...urlsByWorker.keys()].sort()).toEqual(['gw0', 'gw1']);
     for (const urls of urlsByWorker.values()) expect(urls.size).toBe(1);
     expect(new Set(records.map((r) => r.url)).size).toBe(2);
+  }, 300_000);
+
+  testWithPy39('on Python 3.9 the built wheel imports, its TypedDicts evaluate, and the handle drives the CLI', async () => {
+    const python = makeVenv(join(work, 'py39'), ['--no-deps', built.wheel], 'python3.9');
+    const check = await run(python, ['-c', PY39_CHECK, 'node', CLI], { cwd: work });
+    expect([check.code, check.out]).toEqual([0, 'python 3.9: ok\n']);
   }, 300_000);
 
   test('with no way to reach or start the mock configured, each test errors naming the options', async () => {

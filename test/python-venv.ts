@@ -31,9 +31,9 @@ function check(what: string, run: SpawnSyncReturns<string>): string {
   return run.stdout;
 }
 
-/** A fresh virtual environment under `dir` with `packages` installed; returns its python. */
-export function makeVenv(dir: string, packages: string[]): string {
-  check('python3 -m venv', spawnSync('python3', ['-m', 'venv', dir], { encoding: 'utf8' }));
+/** A fresh virtual environment of `interpreter` under `dir` with `packages` installed; returns its python. */
+export function makeVenv(dir: string, packages: string[], interpreter = 'python3'): string {
+  check(`${interpreter} -m venv`, spawnSync(interpreter, ['-m', 'venv', dir], { encoding: 'utf8' }));
   const python = join(dir, 'bin', 'python');
   if (packages.length) check(`pip install ${packages.join(' ')}`, spawnSync(python, ['-m', 'pip', 'install', '--quiet', ...packages], { encoding: 'utf8', env: pipEnv() }));
   return python;
