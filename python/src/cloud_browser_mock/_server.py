@@ -184,19 +184,23 @@ def _start_docker(image: str, port: int, scenario: Optional[str], admin_token: O
     # The container does not inherit this environment: the admin token goes in explicitly.
     env = ["-e", f"CBM_ADMIN_TOKEN={admin_token}"] if admin_token is not None else []
     flags = ["--in-memory", "--log-level", log_level] + (["--scenario", scenario] if scenario is not None else []) + list(args)
-    run = subprocess.run([docker, "run", "-d", "--rm", "-p", f"127.0.0.1:{port or ''}:8000", *env, image, *flags], capture_output=True, text=True)
+    # Not --rm: a container that exits at once (a bad flag or scenario) keeps its logs, whose last
+    # line is the CLI's error; stop() removes it.
+    run = subprocess.run([docker, "run", "-d", "-p", f"127.0.0.1:{port or ''}:8000", *env, image, *flags], capture_output=True, text=True)
     if run.returncode != 0:
-        raise MockStartError(f"docker run {image}: {_last_line(run.stderr) or f'exit code {run.returncode}'}")
+        said = _last_line("\n".join(line for line in run.stderr.splitlines() if not line.startswith("Run 'docker run --help'")))
+        raise MockStartError(f"docker run {image}: {said or f'exit code {run.returncode}'}")
     cid = run.stdout.strip()
 
     def stop() -> None:
         subprocess.run([docker, "stop", cid], capture_output=True)
+        subprocess.run([docker, "rm", "-f", cid], capture_output=True)
 
     published = subprocess.run([docker, "port", cid, "8000/tcp"], capture_output=True, text=True)
     if published.returncode != 0 or not published.stdout.strip():
         logs = subprocess.run([docker, "logs", cid], capture_output=True, text=True)
         stop()
-        raise MockStartError(_last_line(logs.stderr) or _last_line(published.stderr) or f"docker run {image}: the container stopped")
+        raise MockStartError(f"{_last_line(logs.stderr) or _last_line(published.stderr) or 'the container stopped'} (docker run {image})")
     url = f"http://127.0.0.1:{published.stdout.splitlines()[0].rsplit(':', 1)[1].strip()}"
 
     def gone() -> Optional[str]:
@@ -204,7 +208,7 @@ def _start_docker(image: str, port: int, scenario: Optional[str], admin_token: O
         if state.stdout.strip() == "true":
             return None
         logs = subprocess.run([docker, "logs", cid], capture_output=True, text=True)
-        return _last_line(logs.stderr) or f"the container of {image} stopped"
+        return f"{_last_line(logs.stderr) or 'the container stopped'} (docker run {image})"
 
     try:
         wait_for_health(url, timeout, gone)
