@@ -4,6 +4,8 @@ admin token, and the errors of a mock that does not start or does not answer."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from typing import List
 
 import pytest
@@ -82,3 +84,13 @@ def test_a_fixed_port_is_the_one_listened_on(cli_command: List[str]) -> None:
         port = s.getsockname()[1]
     with start_mock_server(command=cli_command, port=port) as server:
         assert server.port == port
+
+
+def test_a_mock_left_open_is_stopped_when_the_interpreter_exits(cli_command: List[str]) -> None:
+    script = "import sys; from cloud_browser_mock import start_mock_server; print(start_mock_server(command=sys.argv[1:]).url)"
+    done = subprocess.run([sys.executable, "-c", script, *cli_command], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    url = done.stdout.strip()
+    assert url.startswith("http://127.0.0.1:")
+    with pytest.raises(ConnectionError, match="did not answer"):
+        MockControl(url).coverage()
