@@ -65,7 +65,9 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     makeVenv(join(work, 'tools'), ['--no-deps', built.wheel]); // the package's tests import the built package
     user = makeVenv(join(work, 'user'), [built.wheel, ...PYTEST]);
   }, 600_000);
-  afterAll(() => work && rmSync(work, { recursive: true, force: true }));
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
 
   /** A scratch project: one test file using only the `mock` fixture, nothing else. */
   function scratch(name: string): string {
