@@ -111,6 +111,20 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     }
   }, 300_000);
 
+  test('the plugin from the wheel: --cbm-admin-token is sent to a mock that requires it, which refuses the fixtures without it', async () => {
+    const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn', '--admin-token', 's3cret'], { cwd: work });
+    try {
+      const without = await pytest(scratch('url-without-token'), [], { CBM_URL: cli.url });
+      expect(without.code).toBe(1);
+      expect(without.out).toMatch(/MockControlError: POST \/__mock\/reset -> 401: /);
+      const withToken = await pytest(scratch('url-with-token'), ['--cbm-admin-token', 's3cret'], { CBM_URL: cli.url });
+      expect([withToken.code, withToken.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }, 300_000);
+
   test('the plugin from the wheel: --cbm-command starts the mock itself', async () => {
     const result = await pytest(scratch('with-command'), ['--cbm-command', COMMAND]);
     expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
