@@ -12,3 +12,7 @@ export const TARGETS: Target[];
 export function generate(document: Record<string, unknown>, target: Target): string;
 /** Generates every target from the documents under `from` (the package root); file path → text. */
 export function generateAll(from?: string): Map<string, string>;
+/** The documents whose schemas the Python package gets as TypedDicts (python/src/cloud_browser_mock/). */
+export const PYTHON_TARGETS: Target[];
+/** The text of the Python module for one parsed document. */
+export function generatePython(document: Record<string, unknown>, target: Target): string;

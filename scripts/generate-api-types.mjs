@@ -1,6 +1,8 @@
 /**
  * Writes src/generated/*.ts from openapi.json and control-plane.openapi.json: the operation ids and,
- * per operation, its input (path, query, headers, body) and output (per status) as TypeScript types.
+ * per operation, its input (path, query, headers, body) and output (per status) as TypeScript types;
+ * and, for the Python package (python/), the control plane's schemas as TypedDicts (PYTHON_TARGETS):
+ * the package index this project can reach has no Python code generator.
  * Plain JavaScript run by Node, so it needs no build; `npm run generate` runs it, and
  * test/generated-types.test.ts fails when the committed files differ from what it writes.
  */
@@ -209,7 +211,145 @@ export function generate(document, target) {
 
 /** Generates every target from the documents under `from`; returns file path → text. */
 export function generateAll(from = root) {
-  return new Map(TARGETS.map((t) => [t.output, generate(JSON.parse(readFileSync(join(from, t.document), 'utf8')), t)]));
+  const parse = (t) => JSON.parse(readFileSync(join(from, t.document), 'utf8'));
+  return new Map([
+    ...TARGETS.map((t) => [t.output, generate(parse(t), t)]),
+    ...PYTHON_TARGETS.map((t) => [t.output, generatePython(parse(t), t)]),
+  ]);
+}
+
+/** Documents whose schemas the Python package (python/) gets as TypedDicts. */
+export const PYTHON_TARGETS = [
+  { document: 'control-plane.openapi.json', output: 'python/src/cloud_browser_mock/control_plane.py', what: 'the control plane under /__mock' },
+];
+
+const PY_KEYWORDS = new Set(['False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield']);
+const PY_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const pascal = (name) => name.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_, __, c) => c.toUpperCase());
+/** A Python string literal (JSON's escapes are Python's for the strings the documents hold). */
+const pyString = (value) => JSON.stringify(value);
+/** A description as a `#:` comment line (the attribute-doc convention Sphinx and IDEs read). */
+const pyComment = (text, indent) => (text ? `${indent}#: ${String(text).replace(/\s+/g, ' ')}\n` : '');
+
+/**
+ * The text of the Python module for one document: a TypedDict per object schema (inline objects
+ * are named after their parent and property), a type alias per other schema. Python 3.9 has no
+ * NotRequired, so an object with both required and optional keys is two classes: the required
+ * keys in `_NameRequired`, the optional ones in `Name(_NameRequired, total=False)`, which keeps
+ * the package free of a typing_extensions dependency.
+ */
+export function generatePython(document, target) {
+  const schemas = document.components?.schemas ?? {};
+  const blocks = [];
+  const inline = [];
+  const defined = new Set();
+
+  function pyType(schema, hint, quoteRefs) {
+    if (!schema || typeof schema !== 'object') return 'Any';
+    if (schema.$ref) {
+      const name = schema.$ref.match(/^#\/components\/schemas\/(.+)$/)?.[1];
+      if (!name) throw new Error(`unsupported $ref ${schema.$ref}`);
+      return quoteRefs ? pyString(name) : name;
+    }
+    if (schema.anyOf || schema.oneOf) {
+      const parts = [...new Set((schema.anyOf ?? schema.oneOf).map((s, i) => pyType(s, `${hint}${i}`, quoteRefs)))];
+      return parts.length === 1 ? parts[0] : `Union[${parts.join(', ')}]`;
+    }
+    if (schema.allOf) return objectClass(hint, schema.allOf, inline);
+    if (schema.enum) return `Literal[${schema.enum.map((v) => (v === null ? 'None' : JSON.stringify(v))).join(', ')}]`;
+    switch (schema.type) {
+      case 'string':
+        return 'str';
+      case 'integer':
+        return 'int';
+      case 'number':
+        return 'float';
+      case 'boolean':
+        return 'bool';
+      case 'null':
+        return 'None';
+      case 'array':
+        return `List[${pyType(schema.items, `${hint}Item`, quoteRefs)}]`;
+      case 'object':
+      case undefined: {
+        if (schema.properties && Object.keys(schema.properties).length) return objectClass(hint, [schema], inline);
+        const extra = schema.additionalProperties;
+        if (schema.type === undefined && extra === undefined) return 'Any';
+        return `Dict[str, ${extra === undefined || typeof extra === 'boolean' ? 'Any' : pyType(extra, `${hint}Value`, quoteRefs)}]`;
+      }
+      default:
+        throw new Error(`unsupported type ${JSON.stringify(schema.type)}`);
+    }
+  }
+
+  /** A TypedDict from object schemas and $refs to others (its bases); returns its name. */
+  function objectClass(name, parts, into) {
+    const bases = [];
+    const required = [];
+    const optional = [];
+    for (const part of parts) {
+      if (part.$ref) {
+        const base = pyType(part, name, false);
+        if (!defined.has(base)) throw new Error(`${name}: its base ${base} must be defined before it`);
+        bases.push(base);
+        continue;
+      }
+      for (const [key, s] of Object.entries(part.properties ?? {})) {
+        if (!PY_IDENTIFIER.test(key) || PY_KEYWORDS.has(key)) throw new Error(`${name}.${key} is not a Python identifier, and the generator writes class-form TypedDicts only`);
+        const line = `${pyComment(s.description, '    ')}    ${key}: ${pyType(s, `${name}${pascal(key)}`, false)}`;
+        // As in the TypeScript types: a property with a default is always present in an answer.
+        ((part.required ?? []).includes(key) || s.default !== undefined ? required : optional).push(line);
+      }
+    }
+    const description = parts.map((p) => p.description).filter(Boolean).join(' ');
+    const docLine = description ? `    ${pyString(description.replace(/\s+/g, ' '))}\n` : '';
+    const head = bases.length ? bases.join(', ') : 'TypedDict';
+    const body = (lines) => (lines.length ? lines.join('\n') : '    pass');
+    let text;
+    if (required.length && optional.length) {
+      text = `class _${name}Required(${head}):\n${body(required)}\n\n\nclass ${name}(_${name}Required, total=False):\n${docLine}${body(optional)}\n`;
+    } else if (optional.length) {
+      text = `class ${name}(${head}, total=False):\n${docLine}${body(optional)}\n`;
+    } else {
+      text = `class ${name}(${head}):\n${docLine}${body(required)}\n`;
+    }
+    into.push(text);
+    defined.add(name);
+    return name;
+  }
+
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!PY_IDENTIFIER.test(name)) throw new Error(`schema ${name} is not a Python identifier`);
+    const isObject = (schema.type === 'object' || schema.type === undefined) && schema.properties && Object.keys(schema.properties).length;
+    if (isObject || schema.allOf) {
+      objectClass(name, schema.allOf ?? [schema], blocks);
+    } else {
+      // Module-level aliases are evaluated at import, before later classes exist: references are quoted.
+      blocks.push(`${pyComment(schema.description, '')}${name} = ${pyType(schema, name, true)}\n`);
+      defined.add(name);
+    }
+  }
+
+  const out = [];
+  out.push(`"""The schemas of ${target.document} (${target.what}) as TypedDicts and type aliases.`);
+  out.push('');
+  out.push(`Generated by scripts/generate-api-types.mjs from ${target.document}: do not edit; run \`npm run generate\`.`);
+  out.push('"""');
+  out.push('');
+  out.push('from __future__ import annotations');
+  out.push('');
+  out.push('from typing import Any, Dict, List, Literal, TypedDict, Union');
+  out.push('');
+  out.push('__all__ = [');
+  for (const name of [...defined].sort()) out.push(`    ${pyString(name)},`);
+  out.push(']');
+  for (const block of [...blocks, ...inline]) {
+    out.push('');
+    out.push('');
+    out.push(block.replace(/\n$/, ''));
+  }
+  out.push('');
+  return out.join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

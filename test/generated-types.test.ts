@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@jest/globals';
-import { TARGETS, generate, generateAll } from '../scripts/generate-api-types.mjs';
+import { PYTHON_TARGETS, TARGETS, generate, generateAll, generatePython } from '../scripts/generate-api-types.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -26,6 +26,34 @@ test('when a description in the document changes, the generated file changes: a 
   expect(generate(doc, target)).toBe(read(target.output));
   doc.components.schemas.SessionFile.properties.size.description = 'Size in octets';
   expect(generate(doc, target)).not.toBe(read(target.output));
+});
+
+test.each(PYTHON_TARGETS.map((t) => [t.output, t.document]))(
+  'when the Python types %s are regenerated from %s, they are byte-identical to the committed file (else run npm run generate)',
+  (output) => {
+    expect(generateAll(root).get(output)).toBe(read(output));
+  },
+);
+
+test('when a schema of the control plane changes, the Python types change: a stale file is caught', () => {
+  const target = PYTHON_TARGETS[0];
+  const doc = JSON.parse(read(target.document));
+  expect(generatePython(doc, target)).toBe(read(target.output));
+  doc.components.schemas.Fault.properties.hits.description = 'How often it fired';
+  const changed = generatePython(doc, target);
+  expect(changed).not.toBe(read(target.output));
+  expect(changed).toContain('    #: How often it fired\n    hits: int');
+});
+
+test('every control-plane schema is a Python type; optional keys sit in a total=False class over the required ones', () => {
+  const target = PYTHON_TARGETS[0];
+  const text = read(target.output);
+  const doc = JSON.parse(read(target.document));
+  for (const name of Object.keys(doc.components.schemas)) expect(text).toMatch(new RegExp(`^(class ${name}\\(|${name} = )`, 'm'));
+  // FaultRequest: operationId and status required, the rest optional (Python 3.9 has no NotRequired).
+  expect(text).toContain('class _FaultRequestRequired(TypedDict):\n    #: An operationId of the service, or * for all\n    operationId: str\n');
+  expect(text).toMatch(/class FaultRequest\(_FaultRequestRequired, total=False\):\n[^]*?    times: int\n/);
+  expect(text).toContain('    times: Union[int, None]\n'); // Fault.times: anyOf integer, null
 });
 
 test('the operation ids are the documents\' own, in routing order', () => {

@@ -1,25 +1,21 @@
 /**
- * The pytest example (examples/python) as a Python user runs it: the package packed from a copy
- * of the tree (prepack deletes dist/ while other jest workers import it), then pytest, whose
- * conftest starts that tarball through npx, against the example's client flow. Skipped with the
- * reason when python3 with pytest and requests is missing, unless CBM_REQUIRE_PYTHON=1 (.ci/run).
+ * The pytest example (examples/python) as a Python user runs it: the npm package packed from a copy
+ * of the tree (prepack deletes dist/ while other jest workers import it), the Python package built
+ * into a wheel and installed with pytest, pytest-xdist and requests in a fresh virtual environment,
+ * then `pytest -n 2` with CBM_TARBALL: the plugin installs the tarball once in the controller and
+ * each worker starts the installed CLI. No conftest.py: the fixtures are the plugin's. Skipped with
+ * the reason without python3's venv, unless CBM_REQUIRE_PYTHON=1 (.ci/run).
  */
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT } from './helpers.js';
+import { testNeeding } from './needs-tool.js';
+import { HAS_VENV, NO_VENV, PYTEST, buildPackage, copyPackage, makeVenv, run, userEnv } from './python-venv.js';
 
-const HAS_PYTEST = spawnSync('python3', ['-c', 'import pytest, requests']).status === 0;
-const REQUIRED = process.env.CBM_REQUIRE_PYTHON === '1';
-const run = HAS_PYTEST || REQUIRED ? test : test.skip;
-const title = HAS_PYTEST || REQUIRED
-  ? 'examples/python: pytest with the conftest fixture (npx of the packed tarball) passes the client flow'
-  : 'examples/python (skipped: python3 with pytest and requests is not installed; CBM_REQUIRE_PYTHON=1 makes it required)';
-
-/** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
-const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
+const testWithVenv = testNeeding(HAS_VENV, NO_VENV);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 let work: string;
 
@@ -28,27 +24,28 @@ beforeAll(() => {
 }, 10_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-run(
-  title,
+testWithVenv(
+  'examples/python: pytest -n 2 with the plugin from the built wheel (npx of the packed tarball, installed once) passes the client flow',
   async () => {
-    expect(HAS_PYTEST).toBe(true); // CBM_REQUIRE_PYTHON=1 without pytest: fail, naming it
+    expect(existsSync(join(ROOT, 'examples', 'python', 'conftest.py'))).toBe(false);
     const tree = join(work, 'tree');
-    const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
+    const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage', 'python']);
     cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
     symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
     const packed = spawnSync('npm', ['pack', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 180_000 });
     expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
 
+    const tools = makeVenv(join(work, 'tools'), ['build==1.6.1', 'hatchling==1.32.4']);
+    const { wheel } = buildPackage(tools, copyPackage(join(work, 'python')), join(work, 'wheel'));
+    const python = makeVenv(join(work, 'venv'), [wheel, ...PYTEST, 'requests==2.34.2']);
+
     // pytest from the repository's examples/python, writing nothing there (no cache, no .pyc).
-    const pytest = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(ROOT, 'examples', 'python')], {
+    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-n', '2', join(ROOT, 'examples', 'python')], {
       cwd: work,
-      env: { ...userEnv(), PYTHONDONTWRITEBYTECODE: '1', CBM_TARBALL: join(work, `${pkg.name}-${pkg.version}.tgz`), CBM_IMAGE: '' },
+      env: { CBM_TARBALL: join(work, `${pkg.name}-${pkg.version}.tgz`) },
     });
-    let out = '';
-    pytest.stdout.on('data', (d) => (out += d));
-    pytest.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => pytest.on('exit', resolve));
-    expect([code, out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
+    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
+    expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz, installed once for the xdist workers, each of which runs \S*node \S+cli\.js$/m);
   },
-  300_000,
+  600_000,
 );

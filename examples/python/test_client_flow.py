@@ -1,5 +1,13 @@
-"""A client's own tests against cloud-browser-mock (see conftest.py): upload, list, expiry after
-moving the mock's clock, and a 503 the client retries. `FilesClient` stands for your code."""
+"""A client's own tests against cloud-browser-mock: upload, list, expiry after moving the mock's
+clock, and a 503 the client retries. `FilesClient` stands for your code.
+
+No conftest.py: the `mock` fixture comes from the Python package's pytest plugin.
+
+    pip install ../../python pytest requests            # the package, from this repository
+    pytest --cbm-package cloud-browser-mock-0.2.0.tgz   # npx of a packed tarball (or CBM_TARBALL)
+    pytest --cbm-image cloud-browser-mock:latest        # the Docker image (or CBM_IMAGE)
+    pytest --cbm-url http://127.0.0.1:8000              # a mock already running (or CBM_URL)
+"""
 import requests
 
 
@@ -43,14 +51,14 @@ def test_upload_list_and_download(mock):
 def test_files_expire_when_the_clock_moves(mock):
     client = FilesClient(mock.url, "sk_test_demo")
     uploaded = client.upload("sess_demo", "short-lived.txt", b"bye")
-    mock.clock_advance("P8D")  # eight days later, without sleeping (uploads are kept 7 days)
+    mock.clock.advance("P8D")  # eight days later, without sleeping (uploads are kept 7 days)
     assert client.download("sess_demo", uploaded["id"]).status_code == 410
 
 
 def test_a_503_is_retried(mock):
-    mock.fault("listSessionFiles", 503, times=1)
+    mock.faults.add("listSessionFiles", 503, times=1)
     assert client_total(mock) == 2
-    assert [r["status"] for r in mock.requests(operationId="listSessionFiles")] == [200, 503]
+    assert [r["status"] for r in mock.requests(operation_id="listSessionFiles")] == [200, 503]
 
 
 def client_total(mock):

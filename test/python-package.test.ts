@@ -1,0 +1,159 @@
+/**
+ * The Python package (python/) checked the way a Python user meets it: `python -m build` makes the
+ * sdist and the wheel; mypy --strict passes; the package's own pytest tests drive every MockControl
+ * method against the built CLI; and the pytest plugin, from the built wheel in a fresh virtual
+ * environment, runs a scratch project with no conftest.py of its own: connecting with CBM_URL,
+ * starting the mock with --cbm-command, one mock per worker under `pytest -n 2`, and a clear error
+ * when nothing is configured. The tools come from pip's configured index. Skipped with the reason
+ * without python3's venv, unless CBM_REQUIRE_PYTHON=1 (.ci/run).
+ */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, startCli } from './cli-process.js';
+import { ROOT } from './helpers.js';
+import { spawnSync } from 'node:child_process';
+import { describeNeeding, testNeeding } from './needs-tool.js';
+import { HAS_VENV, NO_VENV, PYTEST, PY_TOOLS, buildPackage, copyPackage, makeVenv, run } from './python-venv.js';
+
+const describeWithVenv = describeNeeding(HAS_VENV, NO_VENV);
+/** The oldest Python the package supports, where this machine has it (pyenv, deadsnakes). */
+const HAS_PY39 = HAS_VENV && spawnSync('python3.9', ['-c', 'import venv, ensurepip']).status === 0;
+const testWithPy39 = testNeeding(HAS_PY39, 'python3.9 with venv is not on PATH', 'CBM_REQUIRE_PYTHON39');
+
+/** On Python 3.9, without pytest (pip's index here has no tomli, which pytest needs there). */
+const PY39_CHECK = `
+import sys, typing
+from datetime import timedelta
+import cloud_browser_mock.control_plane as types
+from cloud_browser_mock import MockControlError, start_mock_server
+assert sys.version_info[:2] == (3, 9), sys.version
+for name in types.__all__:
+    value = getattr(types, name)
+    if isinstance(value, type):
+        typing.get_type_hints(value)  # every annotation evaluates on 3.9
+assert types.FaultRequest.__required_keys__ == frozenset({"operationId", "status"}), types.FaultRequest.__required_keys__
+with start_mock_server(command=sys.argv[1:], admin_token="t") as mock:
+    mock.clock.set("2030-01-01T00:00:00Z")
+    assert mock.clock.advance(timedelta(days=8))["now"].startswith("2030-01-09T00:00:00")
+    fault = mock.faults.add("listSecrets", 503, times=1)
+    assert [f["id"] for f in mock.faults.list()] == [fault["id"]]
+    try:
+        mock.faults.remove("flt_nope")
+        raise AssertionError("no error")
+    except MockControlError as e:
+        assert e.status == 404
+    assert mock.principal_of("sk_test_demo") == "user:dev@example.com"
+    assert mock.requests() == [] and mock.drift() == [] and mock.coverage()["exercised"] == 0
+print("python 3.9: ok")
+`;
+const COMMAND = `node ${CLI}`;
+
+describeWithVenv('the Python package and its pytest plugin', () => {
+  let work: string;
+  let tools: string;
+  let user: string;
+  let source: string;
+  let built: { sdist: string; wheel: string };
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'cbm-python-'));
+    tools = makeVenv(join(work, 'tools'), PY_TOOLS);
+    source = copyPackage(join(work, 'source'));
+    built = buildPackage(tools, source, join(work, 'dist'));
+    makeVenv(join(work, 'tools'), ['--no-deps', built.wheel]); // the package's tests import the built package
+    user = makeVenv(join(work, 'user'), [built.wheel, ...PYTEST]);
+  }, 600_000);
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** A scratch project: one test file using only the `mock` fixture, nothing else. */
+  function scratch(name: string): string {
+    const dir = join(work, name);
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-scratch'), dir, { recursive: true });
+    expect(readdirSync(dir)).toEqual(['test_with_the_mock.py']);
+    return dir;
+  }
+  const pytest = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run(user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...args], { cwd, env });
+
+  test('python -m build makes an sdist and a wheel; the wheel declares the pytest11 plugin and is typed', async () => {
+    expect(built.sdist).toMatch(/cloud_browser_mock-\d+\.\d+\.\d+\.tar\.gz$/);
+    const listing = await run(tools, ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print("\\n".join(z.namelist())); print(next(z.read(n).decode() for n in z.namelist() if n.endswith("entry_points.txt")))', built.wheel], { cwd: work });
+    expect(listing.code).toBe(0);
+    for (const file of ['cloud_browser_mock/__init__.py', 'cloud_browser_mock/plugin.py', 'cloud_browser_mock/control_plane.py', 'cloud_browser_mock/py.typed']) expect(listing.out).toContain(file);
+    expect(listing.out).toMatch(/\[pytest11\]\ncloud_browser_mock = cloud_browser_mock\.plugin/);
+  });
+
+  test('mypy --strict passes on the package and its tests', async () => {
+    const mypy = await run(tools, ['-m', 'mypy', '--strict', '--no-incremental', 'src', 'tests'], { cwd: source });
+    expect([mypy.code, mypy.out]).toEqual([0, expect.stringMatching(/^Success: no issues found/m)]);
+  }, 300_000);
+
+  test("the package's own tests pass against the built CLI: every MockControl method over HTTP, admin token, errors", async () => {
+    const tests = await run(tools, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: source, env: { CBM_COMMAND: COMMAND } });
+    // test_docker.py's two need CBM_IMAGE: .ci/run's docker-smoke step runs them with the image.
+    expect([tests.code, tests.out]).toEqual([0, expect.stringMatching(/^\d+ passed, 2 skipped in /m)]);
+    expect(tests.out).not.toMatch(/\b(failed|error)\b/);
+    expect(tests.out.match(/^SKIPPED \[1\] tests\/test_docker\.py:\d+: CBM_IMAGE is not set: the Docker mode runs in \.ci\/run's docker-smoke step$/gm)).toHaveLength(2);
+  }, 300_000);
+
+  test('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock', async () => {
+    const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn'], { cwd: work });
+    try {
+      const result = await pytest(scratch('with-url'), [], { CBM_URL: cli.url });
+      expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+      expect(result.out).not.toContain('no way to reach');
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }, 300_000);
+
+  test('the plugin from the wheel: --cbm-admin-token is sent to a mock that requires it, which refuses the fixtures without it', async () => {
+    const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn', '--admin-token', 's3cret'], { cwd: work });
+    try {
+      const without = await pytest(scratch('url-without-token'), [], { CBM_URL: cli.url });
+      expect(without.code).toBe(1);
+      expect(without.out).toMatch(/MockControlError: POST \/__mock\/reset -> 401: /);
+      const withToken = await pytest(scratch('url-with-token'), ['--cbm-admin-token', 's3cret'], { CBM_URL: cli.url });
+      expect([withToken.code, withToken.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }, 300_000);
+
+  test('the plugin from the wheel: --cbm-command starts the mock itself', async () => {
+    const result = await pytest(scratch('with-command'), ['--cbm-command', COMMAND]);
+    expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+  }, 300_000);
+
+  test('pytest -n 2 with --cbm-command: each xdist worker starts a mock of its own', async () => {
+    const out = join(work, 'xdist-records');
+    mkdirSync(out);
+    const result = await pytest(scratch('with-xdist'), ['-n', '2', '--cbm-command', COMMAND], { CBM_SCRATCH_OUT: out });
+    expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+    const records = readdirSync(out).map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as { worker: string; url: string });
+    const urlsByWorker = new Map<string, Set<string>>();
+    for (const { worker, url } of records) urlsByWorker.set(worker, (urlsByWorker.get(worker) ?? new Set()).add(url));
+    expect([...urlsByWorker.keys()].sort()).toEqual(['gw0', 'gw1']);
+    for (const urls of urlsByWorker.values()) expect(urls.size).toBe(1);
+    expect(new Set(records.map((r) => r.url)).size).toBe(2);
+  }, 300_000);
+
+  testWithPy39('on Python 3.9 the built wheel imports, its TypedDicts evaluate, and the handle drives the CLI', async () => {
+    const python = makeVenv(join(work, 'py39'), ['--no-deps', built.wheel], 'python3.9');
+    const check = await run(python, ['-c', PY39_CHECK, 'node', CLI], { cwd: work });
+    expect([check.code, check.out]).toEqual([0, 'python 3.9: ok\n']);
+  }, 300_000);
+
+  test('with no way to reach or start the mock configured, each test errors naming the options', async () => {
+    const result = await pytest(scratch('unconfigured'), []);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("cloud-browser-mock: no way to reach or start the mock is configured; give one of --cbm-url URL (CBM_URL), --cbm-command 'node path/to/dist/bin/cli.js' (CBM_COMMAND)");
+    expect(result.out).toMatch(/^4 errors in /m);
+    expect(result.out).not.toContain('Traceback');
+  }, 300_000);
+});

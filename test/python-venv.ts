@@ -1,0 +1,68 @@
+/**
+ * The Python package (python/) as a user gets it: built into an sdist and a wheel with
+ * `python -m build`, installed into fresh virtual environments with pip from its configured
+ * index. For test/python-package.test.ts and test/python-example.test.ts.
+ */
+import { spawnSync, spawn, type SpawnSyncReturns } from 'node:child_process';
+import { cpSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT } from './helpers.js';
+
+/** The tools, pinned: what .ci/run's pip index serves. */
+export const PY_TOOLS = ['build==1.6.1', 'hatchling==1.32.4', 'mypy==2.4.0', 'pytest==9.1.1', 'pytest-xdist==3.8.0'];
+export const PYTEST = ['pytest==9.1.1', 'pytest-xdist==3.8.0'];
+
+/** `python3 -m venv` works here (Debian splits ensurepip into python3-venv). */
+export const HAS_VENV = spawnSync('python3', ['-c', 'import venv, ensurepip']).status === 0;
+export const NO_VENV = 'python3 with venv and ensurepip is not installed (apt-get install python3-venv; .ci/run installs it)';
+
+/** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
+export const userEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD' && !k.startsWith('CBM_')));
+
+/**
+ * pip without retries unless told otherwise: the configured index here is local, and an
+ * unreachable default index would cost pip about 50 s of retries per install.
+ */
+const pipEnv = () => ({ ...userEnv(), PIP_RETRIES: process.env.PIP_RETRIES ?? '0', PIP_DISABLE_PIP_VERSION_CHECK: '1', PYTHONDONTWRITEBYTECODE: '1' });
+
+function check(what: string, run: SpawnSyncReturns<string>): string {
+  if (run.status !== 0) throw new Error(`${what} failed (${run.status ?? run.signal}):\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+/** A fresh virtual environment of `interpreter` under `dir` with `packages` installed; returns its python. */
+export function makeVenv(dir: string, packages: string[], interpreter = 'python3'): string {
+  check(`${interpreter} -m venv`, spawnSync(interpreter, ['-m', 'venv', dir], { encoding: 'utf8' }));
+  const python = join(dir, 'bin', 'python');
+  if (packages.length) check(`pip install ${packages.join(' ')}`, spawnSync(python, ['-m', 'pip', 'install', '--quiet', ...packages], { encoding: 'utf8', env: pipEnv() }));
+  return python;
+}
+
+/** A copy of python/ (build and mypy write caches beside the sources), without build output. */
+export function copyPackage(to: string): string {
+  const skip = new Set(['dist', '.mypy_cache', '.pytest_cache', '__pycache__']);
+  cpSync(join(ROOT, 'python'), to, { recursive: true, filter: (src) => !relative(join(ROOT, 'python'), src).split(/[\\/]/).some((part) => skip.has(part) || part.endsWith('.egg-info')) });
+  return to;
+}
+
+/** `python -m build` of a copy of python/ with the tools venv's hatchling; returns [sdist, wheel]. */
+export function buildPackage(toolsPython: string, source: string, outDir: string): { sdist: string; wheel: string } {
+  check('python -m build', spawnSync(toolsPython, ['-m', 'build', '--no-isolation', '--sdist', '--wheel', '--outdir', outDir, source], { encoding: 'utf8', env: pipEnv() }));
+  const files = readdirSync(outDir);
+  const find = (suffix: string) => {
+    const name = files.find((f) => f.endsWith(suffix));
+    if (!name) throw new Error(`python -m build made no ${suffix} in ${outDir}: ${files.join(', ')}`);
+    return join(outDir, name);
+  };
+  return { sdist: find('.tar.gz'), wheel: find('.whl') };
+}
+
+/** Runs a command to its end, waiting for its exit (asynchronously, so jest stays responsive). */
+export function run(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; out: string }> {
+  const child = spawn(command, args, { cwd: opts.cwd, env: { ...pipEnv(), ...opts.env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
