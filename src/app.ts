@@ -102,7 +102,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   const validator = createOpenApiValidator(document);
   const proxy = await proxyDeps(options, document, validator, clock, logger);
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
-  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line) }));
+  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted') }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);

@@ -6,6 +6,14 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WorkspaceData } from '../src/model/records.js';
+import { readStoredWorkspaces } from '../src/store/stored-data.js';
+
+/**
+ * Every stored workspace as the store reads it: its snapshot with its change log replayed
+ * (issue 26: a write is an appended line, not a rewritten file).
+ */
+export const storedWorkspaces = (dataDir: string): Map<string, WorkspaceData> => readStoredWorkspaces(dataDir);
 
 /** The current state directory (named by meta.json). */
 export function stateDir(dataDir: string): string {

@@ -13,7 +13,7 @@ import { SessionFileIndex } from '../src/store/file-index.js';
 import { deepFreeze, serializeJson, type TextCache } from '../src/store/json-text.js';
 import { compareFiles, type FileSource, type StoredFile } from '../src/model/records.js';
 import { bearer, testApp } from './helpers.js';
-import { workspacesDir } from './data-layout.js';
+import { storedWorkspaces, workspacesDir } from './data-layout.js';
 
 /** Any code points, lone surrogates too (JSON.stringify escapes those; UTF-8 must not see them). */
 const anyText = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c))) });
@@ -131,10 +131,13 @@ describe('records are immutable values', () => {
         await request(app).post('/secrets').set(auth).send({ name: 'SCRAPER_TOKEN', value: 'replaced-value' }).expect(201);
         await request(app).patch('/mailboxes/mbx_gmail').set(auth).send({ allow_all_senders: false }).expect(200);
         // Read while the app still runs: acknowledged means already on disk.
-        const [name] = readdirSync(workspacesDir(dir));
-        const text = readFileSync(join(workspacesDir(dir), name), 'utf8');
-        const data = JSON.parse(text);
-        expect(text).toBe(JSON.stringify(data));
+        // The snapshot and every line of the change log are exactly JSON.stringify's bytes.
+        for (const name of readdirSync(workspacesDir(dir))) {
+          const text = readFileSync(join(workspacesDir(dir), name), 'utf8');
+          const docs = name.endsWith('.log') ? text.split('\n').filter(Boolean) : [text];
+          for (const doc of docs) expect(doc).toBe(JSON.stringify(JSON.parse(doc)));
+        }
+        const [data] = storedWorkspaces(dir).values();
         expect(data.secrets.find((s: any) => s.name === 'OPENAI_API_KEY').last_used_at).not.toBeNull();
         expect(data.secrets.find((s: any) => s.name === 'SCRAPER_TOKEN').value).toBe('replaced-value');
         expect(data.mailboxes.find((m: any) => m.id === 'mbx_gmail').allow_all_senders).toBe(false);

@@ -6,9 +6,13 @@ import { resolve } from 'node:path';
 import { DEFAULTS, type MockOptions } from '../options.js';
 import { Clock } from '../primitives/clock.js';
 import { Store } from '../store/store.js';
+import type { StoreOptions } from '../store/store-options.js';
 
-/** What only createApp knows: whether a proxy runs (then the store is never used) and its log. */
-export interface StoreSetup {
+/**
+ * What only createApp knows: whether a proxy runs (then the store is never used) and its log;
+ * and what only the benchmark sets: compaction of the change logs held off (`compactLogs: false`).
+ */
+export interface StoreSetup extends Pick<StoreOptions, 'compactLogs' | 'onCompaction'> {
   proxy?: boolean;
   warn?: (line: string) => void;
 }
@@ -26,7 +30,7 @@ export interface StoreSetup {
  * const app = await createApp({ store });
  * ```
  */
-export function createStore(options: MockOptions = {}, { proxy = false, warn }: StoreSetup = {}): Promise<Store> {
+export function createStore(options: MockOptions = {}, { proxy = false, warn, compactLogs, onCompaction }: StoreSetup = {}): Promise<Store> {
   return Store.open({
     // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
     inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
@@ -39,5 +43,7 @@ export function createStore(options: MockOptions = {}, { proxy = false, warn }: 
     workspacesInMemory: options.workspacesInMemory,
     warn,
     gcDuringUploads: options.gcDuringUploads,
+    compactLogs,
+    onCompaction,
   });
 }

@@ -6,7 +6,8 @@
  *                    switches meta.json to it in one rename: the commit point)
  *   lock             who runs on it (data-dir-lock.ts)
  *   tmp/             uploads on their way in
- *   state-<hex>/workspaces/<name>.json and state-<hex>/blobs/<name>/<blob>
+ *   state-<hex>/workspaces/<name>.json (snapshot) and <name>.<gen>.log (its change log: change-log.ts)
+ *   state-<hex>/blobs/<name>/<blob>
  * Nothing is swept, and --reset-data removes nothing, unless meta.json is the mock's own; a
  * directory without it that holds any of these names (or a symlink among them) is refused.
  */
@@ -18,6 +19,7 @@ import { DataDirLock } from './data-dir-lock.js';
 import { readDataFile } from './read-data-file.js';
 import { StartupError } from './startup-error.js';
 import { DATA_FORMAT } from '../model/records.js';
+import { parseLogFileName } from './change-log.js';
 
 export interface Meta {
   format: number;
@@ -112,9 +114,15 @@ export class DataDir {
     mkdirSync(wsDir, { recursive: true });
     mkdirSync(blobDir, { recursive: true });
     const workspaces = new Set<string>();
-    for (const n of readdirSync(wsDir)) {
+    const names = readdirSync(wsDir);
+    for (const n of names) {
       if (n.endsWith('.tmp')) rmSync(join(wsDir, n), { force: true });
       else if (n.endsWith('.json')) workspaces.add(n.slice(0, -'.json'.length));
+    }
+    // A change log whose snapshot is gone (a reset killed between the two) is never read: removed.
+    for (const n of names) {
+      const log = parseLogFileName(n);
+      if (log && !workspaces.has(log[0])) rmSync(join(wsDir, n), { force: true });
     }
     for (const n of readdirSync(blobDir)) if (!workspaces.has(n)) rmSync(join(blobDir, n), { recursive: true, force: true });
   }

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 
-export function readDataFile(file: string, advice: string, fail: (message: string) => Error): unknown {
+export function readDataFile(file: string, advice: string, fail: (message: string) => Error, bytes?: Buffer): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse((bytes ?? readFileSync(file)).toString('utf8'));
   } catch (e) {
     throw fail(`data file ${file} is not valid JSON (${(e as Error).message.split('\n')[0]}); ${advice}`);
   }

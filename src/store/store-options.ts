@@ -2,6 +2,7 @@
 import type { Clock } from '../primitives/clock.js';
 import type { DataDir, Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
+import type { Compaction } from './workspace-log.js';
 
 export interface StoreOptions {
   /** Absolute path of the data directory; ignored when inMemory. */
@@ -21,6 +22,13 @@ export interface StoreOptions {
    * memory down but sets V8's --expose-gc for the whole process: the CLI's choice, off by default.
    */
   gcDuringUploads?: boolean;
+  /**
+   * Compaction of the workspaces' change logs into their snapshots (default on). Off, a log only
+   * grows: the benchmark's way to make a workspace whose log holds 100k changes.
+   */
+  compactLogs?: boolean;
+  /** Told of every compaction (the app logs it at debug level: `workspace compacted`). */
+  onCompaction?: (c: Compaction) => void;
 }
 
 export interface OnDisk {

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
@@ -33,6 +33,8 @@ import { Workspace } from './workspace.js';
 import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 import { storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 import { openWorkspace } from './workspace-source.js';
+import { parseLogFileName } from './change-log.js';
+import { testHooks, type TestHooks } from './test-hooks.js';
 
 export { StartupError } from './startup-error.js';
 export { workspaceFileName } from './workspace-file.js';
@@ -62,6 +64,8 @@ export class Store {
   readonly #memoryDir: string | null;
   /** The scenario schema, compiled once for this store when a scenario file first needs it. */
   readonly #schema: ScenarioSchema;
+  /** Named crash instants, under test only (test-hooks.ts). */
+  readonly #hooks: TestHooks = testHooks();
 
   private constructor(opts: StoreOptions, schema: ScenarioSchema, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
     this.#opts = opts;
@@ -161,7 +165,7 @@ export class Store {
 
   #open(principal: string): Promise<Workspace> {
     return openWorkspace(
-      { blobs: this.blobs, texts: this.texts, seed: this.#seed, warn: this.#opts.warn },
+      { blobs: this.blobs, texts: this.texts, seed: this.#seed, warn: this.#opts.warn, compactLogs: this.#opts.compactLogs, onCompaction: this.#opts.onCompaction, hooks: this.#hooks },
       { principal, wsDir: this.#wsDir(), base: this.#base, keep: (view) => this.#cache.keep(principal, view) },
     );
   }
@@ -178,9 +182,15 @@ export class Store {
       this.#loading.delete(principal);
       await ws?.detach();
       const wsDir = this.#wsDir();
-      // The new state first (no file: the scenario's state on next use), then the blobs.
-      if (wsDir) await unlink(join(wsDir, workspaceFileName(principal))).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
-      this.blobs.removeFolder(workspaceFileStem(principal));
+      const stem = workspaceFileStem(principal);
+      // The new state first (no snapshot: the scenario's state on next use), then its change log
+      // (a log without a snapshot is never read, and the start-up sweep removes one a crash
+      // left), then the blobs.
+      if (wsDir) {
+        await unlink(join(wsDir, workspaceFileName(principal))).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
+        for (const n of await readdir(wsDir)) if (parseLogFileName(n)?.[0] === stem) await unlink(join(wsDir, n)).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
+      }
+      this.blobs.removeFolder(stem);
     })();
     this.#resetting.set(principal, done);
     try {
@@ -232,7 +242,11 @@ export class Store {
 
   async close(): Promise<void> {
     await this.#resettingAll?.catch(() => undefined);
-    for (const ws of await this.#inMemory()) await ws.save().catch(() => undefined);
+    // Every change written; then each log lets go (a compaction under way finishes first).
+    for (const ws of await this.#inMemory()) {
+      await ws.save().catch(() => undefined);
+      await ws.detach().catch(() => undefined);
+    }
     this.#disk?.lock.release();
     if (this.#memoryDir) rmSync(this.#memoryDir, { recursive: true, force: true });
   }

@@ -19,6 +19,8 @@ import { SessionFileIndex } from './file-index.js';
 import { asStorageError } from './storage-error.js';
 import { documentFrom, freezeRecords } from './template.js';
 import type { StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../model/records.js';
+import type { Change } from './change-log.js';
+import type { WorkspaceLog } from './workspace-log.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 
@@ -33,6 +35,8 @@ export interface WorkspacePlace {
   reload?: () => WorkspaceData;
   /** Lets go of the file: the writes already asked for are finished, no later one is made. */
   close?: () => Promise<void>;
+  /** On disk: the snapshot and change log the workspace's changes are written to (workspace-log.ts). */
+  log?: WorkspaceLog;
 }
 
 /** What a view needs: the shared workspace it reads, and how to get a document of its own on first write. */
@@ -40,7 +44,7 @@ export interface ViewOf {
   base: WorkspaceDocument;
   principal: string;
   /** The view's own document (and where it is kept) from now on. */
-  open(data: WorkspaceData): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> };
+  open(data: WorkspaceData): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void>; log?: WorkspaceLog };
 }
 
 export class WorkspaceDocument {
@@ -91,9 +95,14 @@ export class WorkspaceDocument {
     return this.#view === null;
   }
 
-  /** Writes or blob commits under way: such a workspace is never let go of. */
+  /** Writes, blob commits or a compaction under way: such a workspace is never let go of. */
   get busy(): boolean {
-    return this.#saving > 0 || this.#commits.size > 0;
+    return this.#saving > 0 || this.#commits.size > 0 || this.#place.log?.busy === true;
+  }
+
+  /** A Workspace method's change, for the change log (on disk; nothing in memory). */
+  protected changed(change: Change): void {
+    this.#place.log?.record(change);
   }
 
   /** The first write of a view: copy the lists (records are shared, frozen values) and index them. */
@@ -107,7 +116,7 @@ export class WorkspaceDocument {
     // Reset away already: nothing of it may reach the disk, so its document stays in memory.
     const opened = this.#detached ? { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) } : view.open(data);
     this.db = opened.db;
-    this.#place = { ...this.#place, reload: opened.reload, close: opened.close };
+    this.#place = { ...this.#place, reload: opened.reload, close: opened.close, log: opened.log };
     this.reindex();
   }
 
@@ -151,29 +160,39 @@ export class WorkspaceDocument {
     this.mailboxIndex = new Map(data.mailboxes.map((m) => [m.id, m]));
   }
 
+  /** The document replaced wholesale (an import): the next save writes it as a snapshot. */
   replace(data: WorkspaceData): void {
     this.own();
     this.db.data = data;
     this.reindex();
+    this.#place.log?.snapshotNext();
+  }
+
+  /** The next save writes the whole document as a snapshot (a load that dropped records). */
+  snapshotNext(): void {
+    this.#place.log?.snapshotNext();
   }
 
   /**
-   * Writes the document. A write the disk refused rolls the document back to what the disk
-   * holds (every change since the last good write, all of whose callers are told so), so what
-   * was not acknowledged is never written by a later save; a full disk answers 507.
+   * Writes the changes made so far (appended to the change log; in memory, nothing to write). A
+   * write the disk refused rolls the document back to what the disk holds (every change since
+   * the last good write, all of whose callers are told so), so what was not acknowledged is
+   * never written by a later save; a full disk answers 507.
    */
   async save(): Promise<void> {
     // A view has nothing of its own to save: the scenario it shows is where it came from.
     if (this.#detached || this.#view) return;
     this.#saving++;
     try {
-      await this.db.write();
+      const log = this.#place.log;
+      await (log ? log.flush() : this.db.write());
       this.#wasView = null;
     } catch (e) {
       if (this.#rolledBack !== e && this.#place.reload) {
         this.#rolledBack = e;
         try {
-          this.replace(this.#place.reload());
+          this.db.data = this.#place.reload();
+          this.reindex();
         } catch {
           // Nothing on disk yet (a view's first write): back to the view, the change not kept.
           if (this.#wasView) this.#becomeView(this.#wasView);
@@ -234,6 +253,7 @@ export class WorkspaceDocument {
    */
   newId(prefix: IdPrefix): string {
     this.own();
+    // The position goes to disk with the next group of changes (change-log.ts: next_id).
     const position = this.db.data.next_id++;
     const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
     return `${prefix}_${digest.slice(0, 16)}`;

@@ -25,8 +25,8 @@ export function workspaceFileName(principal: string): string {
  * and every request of its principal answers 500 with one line naming it (it is read on first
  * use, not at start-up, so the mock still starts and serves everyone else).
  */
-export function readWorkspaceFile(file: string): WorkspaceData {
-  const data: any = readDataFile(file, 'it was left untouched — fix or remove it, or restart with --reset-data', broken);
+export function readWorkspaceFile(file: string, bytes?: Buffer): WorkspaceData {
+  const data: any = readDataFile(file, 'it was left untouched — fix or remove it, or restart with --reset-data', broken, bytes);
   const ok =
     data && typeof data === 'object' && typeof data.principal === 'string' && Number.isInteger(data.next_id) &&
     Array.isArray(data.sessions) && Array.isArray(data.mailboxes) && Array.isArray(data.secrets);

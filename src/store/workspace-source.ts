@@ -7,11 +7,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
-import { CoalescingJsonFile } from './json-file.js';
-import { serializeJson, type TextCache } from './json-text.js';
+import { recoverWorkspace, type Recovered } from './change-log.js';
+import type { TextCache } from './json-text.js';
 import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
-import { readWorkspaceFile, workspaceFileName, workspaceFileStem } from './workspace-file.js';
+import { workspaceFileName, workspaceFileStem } from './workspace-file.js';
+import { WorkspaceLog, type Compaction } from './workspace-log.js';
+import type { TestHooks } from './test-hooks.js';
 
 /** The store's parts every workspace it opens shares. */
 export interface WorkspaceSourceDeps {
@@ -20,6 +22,10 @@ export interface WorkspaceSourceDeps {
   texts: TextCache;
   seed: number;
   warn?: (line: string) => void;
+  /** Compaction of the change logs (default on; the benchmark turns it off to make a long log). */
+  compactLogs?: boolean;
+  onCompaction?: (c: Compaction) => void;
+  hooks?: TestHooks;
 }
 
 export interface WorkspaceRequest {
@@ -33,9 +39,8 @@ export interface WorkspaceRequest {
 }
 
 export async function openWorkspace(deps: WorkspaceSourceDeps, { principal, wsDir, base, keep }: WorkspaceRequest): Promise<Workspace> {
-  const file = wsDir ? join(wsDir, workspaceFileName(principal)) : null;
   const folder = workspaceFileStem(principal);
-  if (file && existsSync(file)) return load(deps, file, folder);
+  if (wsDir && existsSync(join(wsDir, workspaceFileName(principal)))) return load(deps, wsDir, folder);
   // The state directory at the view's first write (a reset of everything detaches it first).
   const view: Workspace = new Workspace(
     {
@@ -43,7 +48,7 @@ export async function openWorkspace(deps: WorkspaceSourceDeps, { principal, wsDi
       principal,
       open: (data) => {
         keep(view);
-        return place(deps, data, file);
+        return place(deps, data, wsDir, folder);
       },
     },
     deps.seed,
@@ -52,11 +57,20 @@ export async function openWorkspace(deps: WorkspaceSourceDeps, { principal, wsDi
   return view;
 }
 
-/** Where a workspace's document is kept: its file (written coalesced), or memory. */
-function place(deps: WorkspaceSourceDeps, data: WorkspaceData, file: string | null): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void> } {
-  if (!file) return { db: new Low<WorkspaceData>(new Memory<WorkspaceData>(), data) };
-  const adapter = new CoalescingJsonFile<WorkspaceData>(file, (d) => serializeJson(d, deps.texts));
-  return { db: new Low<WorkspaceData>(adapter, data), reload: () => readWorkspaceFile(file), close: () => adapter.close() };
+/**
+ * Where a workspace's document is kept: lowdb's in-memory document, written on disk as a
+ * snapshot and a change log (workspace-log.ts; a new one's first save writes its snapshot), or
+ * only in memory.
+ */
+function place(deps: WorkspaceSourceDeps, data: WorkspaceData, wsDir: string | null, stem: string, recovered?: Omit<Recovered, 'data'>): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void>; log?: WorkspaceLog } {
+  const db = new Low<WorkspaceData>(new Memory<WorkspaceData>(), data);
+  if (!wsDir) return { db };
+  const file = join(wsDir, workspaceFileName(data.principal));
+  const log = new WorkspaceLog(
+    { wsDir, stem, texts: deps.texts, document: () => db.data, compact: deps.compactLogs, onCompaction: deps.onCompaction, warn: deps.warn, hooks: deps.hooks },
+    recovered,
+  );
+  return { db, reload: () => recoverWorkspace(wsDir, stem, file, { hooks: deps.hooks }).data, close: () => log.close(), log };
 }
 
 /**
@@ -64,8 +78,8 @@ function place(deps: WorkspaceSourceDeps, data: WorkspaceData, file: string | nu
  * gone is dropped, with a warning, rather than answering 200 and then a reset connection),
  * and blobs in its folder that no record names are collected.
  */
-async function load(deps: WorkspaceSourceDeps, file: string, folder: string): Promise<Workspace> {
-  const data = readWorkspaceFile(file);
+async function load(deps: WorkspaceSourceDeps, wsDir: string, folder: string): Promise<Workspace> {
+  const { data, ...position } = recoverWorkspace(wsDir, folder, join(wsDir, `${folder}.json`), { hooks: deps.hooks });
   const wanted: string[] = [];
   for (const s of data.sessions) for (const f of s.files) if (f.blob) wanted.push(f.blob);
   const present = deps.blobs.checkFolder(folder, wanted);
@@ -75,10 +89,11 @@ async function load(deps: WorkspaceSourceDeps, file: string, folder: string): Pr
     dropped += s.files.length - kept.length;
     s.files = kept;
   }
-  const { db, reload, close } = place(deps, data, file);
-  const ws = new Workspace(db, deps.seed, { blobs: deps.blobs, folder, reload, close });
+  const { db, reload, close, log } = place(deps, data, wsDir, folder, position);
+  const ws = new Workspace(db, deps.seed, { blobs: deps.blobs, folder, reload, close, log });
   if (dropped) {
     deps.warn?.(`workspace of ${data.principal}: ${dropped} file record(s) whose bytes were missing from ${folder} were dropped`);
+    ws.snapshotNext();
     await ws.save();
   }
   return ws;

@@ -24,6 +24,7 @@ export class Workspace extends WorkspaceDocument {
     freezeSession(session);
     this.db.data.sessions.push(session);
     this.sessionIndex.set(session.id, { session, files: new SessionFileIndex(session.files) });
+    this.changed({ t: 'session', session });
   }
 
   /** By id: a session read from a view is the base's object, the same session once copied. */
@@ -37,6 +38,7 @@ export class Workspace extends WorkspaceDocument {
   addFile(session: StoredSession, file: StoredFile): void {
     this.own();
     this.#files(session).add(deepFreeze(file));
+    this.changed({ t: 'file', session: session.id, file });
   }
 
   file(session: StoredSession, fileId: string): StoredFile | undefined {
@@ -45,7 +47,9 @@ export class Workspace extends WorkspaceDocument {
 
   removeFile(session: StoredSession, fileId: string): StoredFile | undefined {
     this.own();
-    return this.#files(session).remove(fileId);
+    const removed = this.#files(session).remove(fileId);
+    if (removed) this.changed({ t: '-file', session: session.id, id: fileId });
+    return removed;
   }
 
   /** A page of the session's unexpired files (of one source, or all), newest first, and their total. */
@@ -68,6 +72,7 @@ export class Workspace extends WorkspaceDocument {
     deepFreeze(mailbox);
     this.db.data.mailboxes.push(mailbox);
     this.mailboxIndex.set(mailbox.id, mailbox);
+    this.changed({ t: 'mailbox', mailbox });
     return mailbox;
   }
 
@@ -80,6 +85,7 @@ export class Workspace extends WorkspaceDocument {
     const next = deepFreeze({ ...mailbox, ...changes });
     list[i] = next;
     this.mailboxIndex.set(next.id, next);
+    this.changed({ t: 'mailbox', mailbox: next });
     return next;
   }
 
@@ -90,6 +96,7 @@ export class Workspace extends WorkspaceDocument {
     const list = this.db.data.mailboxes;
     list.splice(list.indexOf(m), 1);
     this.mailboxIndex.delete(id);
+    this.changed({ t: '-mailbox', id });
     return true;
   }
 
@@ -108,6 +115,7 @@ export class Workspace extends WorkspaceDocument {
     deepFreeze(secret);
     this.db.data.secrets.push(secret);
     this.secretIndex.set(secretKey(secret.namespace, secret.name), secret);
+    this.changed({ t: 'secret', secret });
     return secret;
   }
 
@@ -120,6 +128,7 @@ export class Workspace extends WorkspaceDocument {
     const next = deepFreeze({ ...secret, ...changes });
     list[i] = next;
     this.secretIndex.set(secretKey(next.namespace, next.name), next);
+    this.changed({ t: 'secret', secret: next });
     return next;
   }
 
@@ -130,6 +139,7 @@ export class Workspace extends WorkspaceDocument {
     const i = list.findIndex((s) => s.id === id);
     if (i < 0) return false;
     const [s] = list.splice(i, 1);
+    this.changed({ t: '-secret', id });
     const key = secretKey(s.namespace, s.name);
     if (this.secretIndex.get(key) === s) {
       const next = list.find((x) => secretKey(x.namespace, x.name) === key);
