@@ -9,16 +9,11 @@ import { createServer } from 'node:net';
 
 /** Every server child still running: whatever happens to the benchmark, none outlives it. */
 const children = new Set();
-process.on('exit', () => {
+/** Kills every child still running, at once (for an exit, or a signal that ends the benchmark). */
+export function killAll() {
   for (const c of children) c.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    for (const c of children) c.kill('SIGKILL');
-    process.stderr.write(`[bench] stopped by ${signal}; every server it started was killed\n`);
-    process.exit(130);
-  });
 }
+process.on('exit', killAll);
 
 /**
  * Stops every child still running (SIGTERM, SIGKILL 5 s later): the benchmark calls it when it
