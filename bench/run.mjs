@@ -587,12 +587,13 @@ function workspaceFiles(dir) {
   return out;
 }
 
-/** The first 200 of a GET, past 503s while the validation stack loads after listen. */
+/** The first 200 of a GET, past 503s while the validation stack loads after listen (for a minute at most). */
 async function firstOk(url, headers) {
+  const until = performance.now() + 60_000;
   for (;;) {
     const r = await get(url, headers);
     if (r.status === 200) return r;
-    if (r.status !== 503) throw new Error(`GET ${url} answered ${r.status}: ${String(r.body).slice(0, 200)}`);
+    if (r.status !== 503 || performance.now() > until) throw new Error(`GET ${url} answered ${r.status}: ${String(r.body).slice(0, 200)}`);
   }
 }
 
