@@ -7,10 +7,35 @@ import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 
+/** Every server child still running: whatever happens to the benchmark, none outlives it. */
 const children = new Set();
-process.on('exit', () => {
+/** Kills every child still running, at once (for an exit, or a signal that ends the benchmark). */
+export function killAll() {
   for (const c of children) c.kill('SIGKILL');
-});
+}
+process.on('exit', killAll);
+
+/**
+ * Stops every child still running (SIGTERM, SIGKILL 5 s later): the benchmark calls it when it
+ * ends, failed or not, so that a phase that threw never leaves its server behind (a running child
+ * would also keep this process, and so the 'exit' handler above, from ever ending).
+ */
+export async function stopAll() {
+  await Promise.all(
+    [...children].map(
+      (c) =>
+        new Promise((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          const timer = setTimeout(() => c.kill('SIGKILL'), 5_000);
+          c.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+}
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */
 export function freePort() {
@@ -106,13 +131,14 @@ export async function startServer({ name, script, args, port, healthPath = '/hea
     name,
     url,
     pid: child.pid,
+    logFile,
     coldStartMs,
     /** performance.now() when the process was spawned. */
     startedAt: t0,
     rss: () => rssMiB(child.pid),
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {
           clearTimeout(timer);
