@@ -558,7 +558,7 @@ async function writeLoggedDataDir(dir) {
   const [{ createStore }, { keyPrincipal }, { keyHint }] = await Promise.all([dist('index.js'), dist('operations/auth.js'), dist('model/secret-rules.js')]);
   mkdirSync(dir, { recursive: true });
   const t0 = performance.now();
-  const store = await createStore({ dataDir: dir, scenario: 'empty', seed: 0, compactLogs: false }, { warn: (line) => log(`  store: ${line}`) });
+  const store = await createStore({ dataDir: dir, scenario: 'empty', seed: 0 }, { compactLogs: false, warn: (line) => log(`  store: ${line}`) });
   try {
     const ws = await store.workspace(keyPrincipal(LOG_TOKEN));
     const value = 'bench-value-0123456789';
