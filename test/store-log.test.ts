@@ -288,6 +288,40 @@ test('a snapshot whose log_seq covers an older generation (a compaction killed b
   expect(names(readStoredWorkspaces(dir).get(P)!)).toEqual(['A', 'B', 'C', 'D', 'G', 'H']);
 });
 
+test('generations a compaction killed after its rename left — more than one, after a second such crash — are all deleted by the next compaction', async () => {
+  await fourSecrets();
+  // Compaction 1 renamed a snapshot of log_gen 2 and was killed before deleting generation 1;
+  // after the restart compaction 2 (deleting 1 and 2) renamed one of log_gen 3 and was killed too.
+  const [g1, g2, g3] = lines(1).map((l) => JSON.parse(l) as Group);
+  const snapshot = JSON.parse(readFileSync(snapshotPath(), 'utf8'));
+  applyGroups(snapshot, [g1, g2, g3], snapshotPath());
+  writeFileSync(snapshotPath(), JSON.stringify({ ...snapshot, log_seq: 3, log_gen: 3 }));
+  writeFileSync(logPath(1), [g1, g2].map((g) => `${JSON.stringify(g)}\n`).join(''));
+  writeFileSync(logPath(2), `${JSON.stringify(g3)}\n`);
+  expect(generations()).toEqual([1, 2]);
+  expect(names(recoverWorkspace(workspacesDir(dir), stem, snapshotPath(), { repair: false }).data)).toEqual(['A', 'B', 'C', 'D']);
+
+  const compactions: Compaction[] = [];
+  process.env.CBM_TEST_COMPACT_BYTES = '1024';
+  let store: Store;
+  try {
+    store = await open({ onCompaction: (c) => compactions.push(c) });
+  } finally {
+    delete process.env.CBM_TEST_COMPACT_BYTES;
+  }
+  try {
+    const ws = await store.workspace(P);
+    for (let i = 0; compactions.length === 0 && i < 100; i++) await put(store, ws, `MORE_${i}`);
+  } finally {
+    await store.close();
+  }
+  expect(compactions.length).toBeGreaterThan(0);
+  const now = JSON.parse(readFileSync(snapshotPath(), 'utf8'));
+  expect(now.log_gen).toBeGreaterThanOrEqual(4);
+  expect(generations().filter((g) => g < now.log_gen)).toEqual([]);
+  expect(names(readStoredWorkspaces(dir).get(P)!).slice(0, 5)).toEqual(['A', 'B', 'C', 'D', 'MORE_0']);
+});
+
 test('a log left without its snapshot (a reset killed between the two) is removed by the start-up sweep, never replayed into a new workspace', async () => {
   await fourSecrets();
   unlinkSync(snapshotPath());
