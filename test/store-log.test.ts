@@ -179,19 +179,20 @@ test('over HTTP, the principal of a corrupt log gets a one-line 500 naming the f
   expect(readFileSync(logPath(1), 'utf8')).not.toContain('never-stored');
 });
 
-test('a gap in the groups is corrupt: the file named, and which groups are missing', async () => {
+test.each([
+  ['a gap (group 3 renumbered 4)', (g: string[]) => [g[0], g[1], JSON.stringify({ ...JSON.parse(g[2]), seq: 4 })], /skips from change group 2 to 4;/],
+  ['a group written twice', (g: string[]) => [g[0], g[1], g[1], g[2]], /repeats change group 2;/],
+])('groups out of sequence (%s) are corrupt: the file named, and what is wrong with the sequence', async (_, edit, why) => {
   await fourSecrets();
-  // Group 3 renumbered 4: group 3 is missing.
-  const [g1, g2, g3] = lines(1);
-  writeFileSync(logPath(1), [g1, g2, JSON.stringify({ ...JSON.parse(g3), seq: 4 })].map((l) => `${l}\n`).join(''));
+  writeFileSync(logPath(1), edit(lines(1)).map((l) => `${l}\n`).join(''));
   const store = await open();
   try {
-    await expectCorrupt(store.workspace(P), logPath(1), /skips from change group 2 to 4/);
+    await expectCorrupt(store.workspace(P), logPath(1), why);
   } finally {
     await store.close();
   }
   // The same through the exported recovery, which a reader of a data directory uses.
-  expect(() => recoverWorkspace(workspacesDir(dir), stem, snapshotPath(), { repair: false })).toThrow(/skips from change group 2 to 4/);
+  expect(() => recoverWorkspace(workspacesDir(dir), stem, snapshotPath(), { repair: false })).toThrow(why);
 });
 
 test('a data directory from before the log (a <name>.json of format 3, no log) opens and serves its data, then appends its writes to a log', async () => {

@@ -127,6 +127,7 @@ export function recoverWorkspace(wsDir: string, stem: string, snapshotFile: stri
         throw corrupt(file, 'holds a log line that is not a group of changes');
       }
       if (group.seq <= from) continue;
+      if (group.seq <= seq) throw corrupt(file, `repeats change group ${group.seq}`);
       if (group.seq !== seq + 1) throw corrupt(file, `skips from change group ${seq} to ${group.seq}`);
       seq = group.seq;
       logBytes += Buffer.byteLength(line) + 1;
