@@ -63,7 +63,7 @@ async function put(store: Store, ws: Workspace, name: string): Promise<StoredSec
 }
 
 /** The secrets' names, in the document's order. */
-const names = (from: Workspace | WorkspaceData) => ('principal' in from && Array.isArray((from as WorkspaceData).secrets) ? (from as WorkspaceData).secrets : (from as Workspace).secrets()).map((s) => s.name);
+const names = (from: Workspace | WorkspaceData) => (typeof from.secrets === 'function' ? from.secrets() : from.secrets).map((s) => s.name);
 
 /** P's workspace with secrets A (in its first snapshot) and B, C, D (log groups 1–3 of generation 1). */
 async function fourSecrets(): Promise<Record<string, StoredSecret>> {
