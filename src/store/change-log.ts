@@ -87,10 +87,12 @@ export function recoverWorkspace(wsDir: string, stem: string, snapshotFile: stri
   const firstGen = data.log_gen ?? 1;
   delete data.log_seq;
   delete data.log_gen;
-  // The generation before the snapshot's may remain (a compaction killed before deleting it); a
+  // Generations before the snapshot's may remain (a compaction killed before deleting them: it
+  // deletes oldest first, so what remains runs up to firstGen - 1; more than one after a second
+  // such crash); their groups are skipped, and they are deleted once a snapshot is written. A
   // later one exists when a compaction was killed before its snapshot's rename.
   const gens: number[] = [];
-  if (firstGen > 1 && existsSync(join(wsDir, logFileName(stem, firstGen - 1)))) gens.push(firstGen - 1);
+  for (let g = firstGen - 1; g >= 1 && existsSync(join(wsDir, logFileName(stem, g))); g--) gens.unshift(g);
   for (let g = firstGen; existsSync(join(wsDir, logFileName(stem, g))); g++) gens.push(g);
   let seq = from;
   let logBytes = 0;
@@ -125,6 +127,7 @@ export function recoverWorkspace(wsDir: string, stem: string, snapshotFile: stri
         throw corrupt(file, 'holds a log line that is not a group of changes');
       }
       if (group.seq <= from) continue;
+      if (group.seq <= seq) throw corrupt(file, `repeats change group ${group.seq}`);
       if (group.seq !== seq + 1) throw corrupt(file, `skips from change group ${seq} to ${group.seq}`);
       seq = group.seq;
       logBytes += Buffer.byteLength(line) + 1;
