@@ -48,7 +48,7 @@ function sendSimple(res: ServerResponse, status: number, detail: string, headers
  * arriving faster than over-cap ones are answered and closed cannot take the last descriptors —
  * the listener's accept, the data files and blobs keep theirs. Null where the limit is unknown.
  */
-export function connectionCeiling(limit = openFilesLimit()): number | null {
+function connectionCeiling(limit = openFilesLimit()): number | null {
   return limit === null ? null : Math.max(16, limit - RESERVED_FDS);
 }
 

@@ -16,3 +16,6 @@ function isStorageFull(e: unknown): boolean {
 export function asStorageError(e: unknown): unknown {
   return isStorageFull(e) ? new HttpError(507, STORAGE_FULL_DETAIL) : e;
 }
+
+/** For a removal: a file already gone is what was wanted. */
+export const ignoreMissing = (e: NodeJS.ErrnoException): Promise<never> | undefined => (e.code === 'ENOENT' ? undefined : Promise.reject(e));

@@ -26,7 +26,7 @@ import { BlobStore } from './blobs.js';
 import { openDataDir, switchState } from './data-dir.js';
 import type { OnDisk, StoreOptions } from './store-options.js';
 import type { TextCache } from './json-text.js';
-import { asStorageError } from './storage-error.js';
+import { asStorageError, ignoreMissing } from './storage-error.js';
 import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
 import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
@@ -187,8 +187,8 @@ export class Store {
       // (a log without a snapshot is never read, and the start-up sweep removes one a crash
       // left), then the blobs.
       if (wsDir) {
-        await unlink(join(wsDir, workspaceFileName(principal))).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
-        for (const n of await readdir(wsDir)) if (parseLogFileName(n)?.[0] === stem) await unlink(join(wsDir, n)).catch((e) => (e.code === 'ENOENT' ? undefined : Promise.reject(e)));
+        await unlink(join(wsDir, workspaceFileName(principal))).catch(ignoreMissing);
+        for (const n of await readdir(wsDir)) if (parseLogFileName(n)?.[0] === stem) await unlink(join(wsDir, n)).catch(ignoreMissing);
       }
       this.blobs.removeFolder(stem);
     })();

@@ -14,12 +14,14 @@
  * slices of copying and serialising the document), and when the document must be written whole:
  * a copy-on-write view's first write, an imported workspace, a load that dropped records.
  */
-import { randomBytes } from 'node:crypto';
 import { open, rename, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkspaceData } from '../model/records.js';
 import { logFileName, type Change, type Group, type Recovered, type Snapshot } from './change-log.js';
+import { tempNameFor } from './data-dir.js';
 import { serializeJson, type TextCache } from './json-text.js';
+import { ignoreMissing } from './storage-error.js';
+import { documentFrom } from './template.js';
 import { NO_HOOKS, type TestHooks } from './test-hooks.js';
 
 /** The log is compacted once it weighs more than the snapshot, and at least this much. */
@@ -70,8 +72,6 @@ function task(): Task {
   promise.catch(() => undefined);
   return { promise, resolve, reject };
 }
-
-const ignoreMissing = (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? undefined : Promise.reject(e));
 
 export class WorkspaceLog {
   readonly #o: LogOptions;
@@ -219,14 +219,7 @@ export class WorkspaceLog {
   #capture(seq: number, gen: number): { data: Snapshot; pauseMs: number } {
     const began = performance.now();
     const d = this.#o.document();
-    const data: Snapshot = {
-      ...d,
-      sessions: d.sessions.map((s) => ({ id: s.id, actions: s.actions, files: [...s.files] })),
-      mailboxes: [...d.mailboxes],
-      secrets: [...d.secrets],
-      log_seq: seq,
-      log_gen: gen,
-    };
+    const data: Snapshot = { ...documentFrom(d, d.principal), log_seq: seq, log_gen: gen };
     return { data, pauseMs: performance.now() - began };
   }
 
@@ -284,7 +277,7 @@ export class WorkspaceLog {
 
   /** Writes the snapshot to a temporary file, then renames it into place (atomic). */
   async #writeSnapshot(data: Snapshot, sliced: boolean): Promise<{ bytes: number; pauseMs: number }> {
-    const temp = join(this.#o.wsDir, `.${this.#o.stem}.json.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = tempNameFor(this.snapshotFile);
     let bytes = 0;
     let pauseMs = 0;
     try {

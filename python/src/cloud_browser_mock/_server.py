@@ -80,6 +80,15 @@ def wait_for_health(url: str, timeout: float = 30.0, alive: Optional[Callable[[]
         time.sleep(0.1)
 
 
+def _healthy_or_stopped(url: str, timeout: float, gone: Callable[[], Optional[str]], stop: Callable[[], None]) -> None:
+    """A mock this process started: healthy, or stopped before the error goes up."""
+    try:
+        wait_for_health(url, timeout, gone)
+    except BaseException:
+        stop()
+        raise
+
+
 def connect_mock_server(url: str, admin_token: Optional[str] = None, *, timeout: float = 30.0) -> MockControl:
     """The handle on a mock started elsewhere (npx, a Docker sidecar, a CI service), once its
     ``/health`` answers 200. ``admin_token`` defaults to ``CBM_ADMIN_TOKEN``."""
@@ -159,11 +168,7 @@ def _start_process(argv: List[str], cwd: Optional[str], env: Mapping[str, str], 
     def gone() -> Optional[str]:
         return f"cloud-browser-mock exited with {proc.returncode}" if proc.poll() is not None else None
 
-    try:
-        wait_for_health(url, timeout, gone)
-    except BaseException:
-        stop()
-        raise
+    _healthy_or_stopped(url, timeout, gone, stop)
     return url, stop
 
 
@@ -210,11 +215,7 @@ def _start_docker(image: str, port: int, scenario: Optional[str], admin_token: O
         logs = subprocess.run([docker, "logs", cid], capture_output=True, text=True)
         return f"{_last_line(logs.stderr) or 'the container stopped'} (docker run {image})"
 
-    try:
-        wait_for_health(url, timeout, gone)
-    except BaseException:
-        stop()
-        raise
+    _healthy_or_stopped(url, timeout, gone, stop)
     return url, stop
 
 
