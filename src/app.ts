@@ -14,6 +14,10 @@ import { landingPageRoute } from './web/landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './primitives/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
+import { loadSpec } from './document/spec-file.js';
+import { buildUnion } from './document/union.js';
+import { createAnswerer } from './answers/index.js';
+import { Pins } from './records/pins.js';
 import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
 import { sendReply, stringifyJson } from './http/reply.js';
@@ -40,6 +44,10 @@ export interface MockRuntime {
   journal: Journal;
   faults: Faults;
   coverage: Coverage;
+  /** Pinned answers of the operations a --spec document adds. */
+  pins: Pins;
+  /** With --spec: the generator answering the added operations (over `document`, the union). */
+  answerer?: ReturnType<typeof createAnswerer>;
   /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
   warm(stopped?: () => boolean): Promise<void>;
   /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
@@ -95,8 +103,13 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
   const clockAtStart = clock.state();
   const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
-  const document = readOpenApi();
-  const operations = buildOperations(document);
+  // With --spec, the served document is the union (document/union.ts); without it, openapi.json.
+  const builtIn = readOpenApi();
+  const union = options.spec !== undefined ? buildUnion(builtIn, loadSpec(options.spec, options.cwd), options.spec) : undefined;
+  if (union?.warning) logger.warn(union.warning);
+  const document = union?.document ?? builtIn;
+  const operations = buildOperations(document, new Set(union?.added));
+  const answerer = union ? createAnswerer(document) : undefined;
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document);
@@ -106,6 +119,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);
+  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
   // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
   const clearRunRecords = () => {
     journal.clear();
@@ -137,6 +151,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     texts: store.texts,
     keyPrincipals: new Map<string, string>(),
     proxy,
+    added: answerer ? { answerer, pins, seed: options.seed ?? store.seed } : undefined,
   };
 
   const app = express() as unknown as MockApp;
@@ -203,6 +218,8 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     journal,
     faults,
     coverage,
+    pins,
+    answerer,
     warm: async (stopped?: () => boolean) => {
       // The service's validators only: the control plane's compile on its first use, which
       // keeps the idle process ~6 MiB smaller (BENCHMARKS.md) for a one-off cost on that call.

@@ -3,6 +3,12 @@ import type { AuthMode } from './operations/auth.js';
 import type { Clock } from './primitives/clock.js';
 
 export interface MockOptions {
+  /**
+   * An OpenAPI 3.0 or 3.1 document (JSON or YAML, at most 32 MiB; relative to `cwd`) whose
+   * operations are served besides the built-in fifteen, answered from their examples and schemas
+   * (docs/whole-service.md). The mock's own paths and the fifteen win where both have a route.
+   */
+  spec?: string;
   /** Built-in scenario name or path to a scenario file. Default `default`. */
   scenario?: string;
   /** Seeds fake values and generated ids. Default 1. */

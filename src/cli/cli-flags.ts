@@ -42,6 +42,11 @@ export const FLAGS: Record<string, FlagSpec> = {
     help: `built-in scenario (${BUILT_IN_SCENARIOS.join(', ')}) or a scenario file (default ${DEFAULTS.scenario})`,
     set: (o, v) => nonEmpty(String(v)) ?? void (o.scenario = String(v)),
   },
+  spec: {
+    value: 'PATH',
+    help: "serve an OpenAPI 3.0/3.1 document's operations too (JSON or YAML, up to 32 MiB): the fifteen keep their state, the others are answered from examples and schemas (default off)",
+    set: (o, v) => (v === '' ? 'must name a file' : void (o.spec = String(v))),
+  },
   seed: {
     value: 'N',
     help: `seeds the ids the mock makes while running (uploads, secrets, sessions) and which probabilistic faults fire; the scenario's own data and ids are the file's (default ${DEFAULTS.seed})`,

@@ -12,6 +12,7 @@ import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from '../
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
 import { ProxySetupError } from '../proxy/forward.js';
+import { SpecError } from '../document/spec-file.js';
 
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
@@ -23,6 +24,8 @@ function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   const { port, host } = parsed.options;
   if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario ?? '--scenario'}: ${e.message}`, 2];
   if (e instanceof ProxySetupError) return [e.message, 2];
+  // A bad --spec document: its message names the file (as given) and the problem.
+  if (e instanceof SpecError) return [parsed.from.spec === 'CBM_SPEC' ? `CBM_SPEC${e.message.slice('--spec'.length)}` : e.message, 2];
   if (e instanceof StartupError) return [e.message, 1];
   const err = e as NodeJS.ErrnoException & { syscall?: string };
   if (err.syscall === 'listen') {

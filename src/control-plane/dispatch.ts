@@ -16,7 +16,7 @@ import { splitTarget } from '../http/request-target.js';
 import { replyType, stringifyJson, type Reply } from '../http/reply.js';
 import { buildOperations, type OpenApiDocument, type Operation } from '../document/openapi.js';
 import { packageRoot } from '../primitives/package-root.js';
-import { matchRoute } from '../pipeline/router.js';
+import { matchRoute, RouteIndex } from '../pipeline/router.js';
 import { RequestContext, readBody, reply, runStages, validate, type Composition, type StageDeps, type Target } from '../pipeline/stages.js';
 import { createOpenApiValidator } from '../validation/eov.js';
 import { parseControlJson } from './control-input.js';
@@ -69,8 +69,8 @@ const adminToken: ControlStage = (ctx) => {
 
 /** route: by operationId from control-plane.openapi.json; a trailing slash is ignored, as Express's routing did. */
 const route: ControlStage = (ctx) => {
-  let found = matchRoute(ctx.deps.operations, ctx.method, ctx.target.path);
-  if (found.kind === 'redirect') found = matchRoute(ctx.deps.operations, ctx.method, found.path);
+  let found = matchRoute(ctx.deps.routes, ctx.method, ctx.target.path);
+  if (found.kind === 'redirect') found = matchRoute(ctx.deps.routes, ctx.method, found.path);
   if (found.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: found.allow });
   if (found.kind !== 'match') throw new HttpError(404, DETAIL.notFound);
   ctx.op = found.op;
@@ -157,6 +157,7 @@ export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
     control: deps,
     raw: document,
     operations,
+    routes: new RouteIndex(operations),
     document: document as OpenApiDocument,
     validator,
     blobs: () => deps.store.blobs,

@@ -7,6 +7,7 @@
  */
 import type { Operation } from '../document/openapi.js';
 import { editDistance } from '../primitives/edit-distance.js';
+import { isMockOwnRoute } from '../document/union.js';
 import { pyUnquote } from '../python/url.js';
 
 /**
@@ -15,14 +16,7 @@ import { pyUnquote } from '../python/url.js';
  * the control plane. `/` counts only when it served the landing page (see app.ts).
  */
 export function isMockOwnPath(rawPath: string): boolean {
-  return (
-    rawPath === '/health' ||
-    rawPath === '/openapi.json' ||
-    rawPath === '/docs' ||
-    rawPath.startsWith('/docs/') ||
-    rawPath === '/__mock' ||
-    rawPath.startsWith('/__mock/')
-  );
+  return rawPath !== '/' && isMockOwnRoute(rawPath);
 }
 
 /** A missing or extra segment costs a little less than an unrelated one, so `/sessions/x` still finds `/sessions/{id}/files`. */

@@ -31,7 +31,24 @@ export interface BodyField {
 
 export type BodyKind = 'json' | 'form' | 'multipart';
 
+/** One way to authenticate an added operation: a bearer token (OAuth2, HTTP bearer) or an API key in a header. */
+export type SecurityCheck = { kind: 'bearer' } | { kind: 'apiKey'; header: string };
+
+/** What the pipeline knows of an operation a supplied document added (--spec). */
+export interface AddedOperation {
+  /** The operation object as the served union holds it (parameters, body and responses followed). */
+  operation: Record<string, any>;
+  /**
+   * Its security requirements, OpenAPI's way: any one alternative satisfied, each alternative's
+   * checks all; empty: open. A missing `security` key inherited the document's.
+   */
+  security: SecurityCheck[][];
+  /** Request body fields whose schema is `format: password` or `writeOnly` (the journal redacts them at any depth). */
+  secretFields: ReadonlySet<string>;
+}
+
 export interface Operation {
+  /** The operationId: one of OperationId for the built-in fifteen; any id of the union for an added one. */
   id: OperationId;
   method: string;
   /** The path template as the document declares it, e.g. `/secrets/{name}`. */
@@ -44,6 +61,8 @@ export interface Operation {
   secured: boolean;
   /** Documented statuses, as strings, in document order. */
   statuses: string[];
+  /** Set for an operation a supplied document added (answered by the generator, not a handler). */
+  added?: AddedOperation;
 }
 
 export type OpenApiDocument = Record<string, any>;
@@ -61,6 +80,8 @@ function compilePath(template: string): { regex: RegExp; names: string[] } {
   });
   return { regex: new RegExp(`^${src}$`), names };
 }
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 const BODY_KINDS: Record<string, BodyKind> = {
   'application/json': 'json',
@@ -97,31 +118,42 @@ export function withoutNullBranch(doc: OpenApiDocument, schema: Schema | undefin
   return rest.length === 1 ? { ...resolveRef(doc, rest[0]), ...outer } : { ...outer, anyOf: rest };
 }
 
-export function buildOperations(doc: OpenApiDocument): Operation[] {
+/**
+ * The operations in routing order. `added` names the operations a supplied document added to the
+ * union (union.ts): their security comes from their own requirements, their body may have a media
+ * type the mock does not read (then it is not read), and their secret fields are collected.
+ */
+export function buildOperations(doc: OpenApiDocument, added: ReadonlySet<string> = new Set()): Operation[] {
   const byId = new Map<string, Operation>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
     for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const isAdded = added.has(op.operationId);
       const { regex, names } = compilePath(path);
-      const params: ParamSpec[] = (op.parameters ?? []).map((p: any) => ({
-        name: p.name,
-        in: p.in,
-        required: Boolean(p.required),
-        schema: withoutNullBranch(doc, p.schema),
-      }));
+      const params: ParamSpec[] = (op.parameters ?? [])
+        .filter((p: any) => p.in === 'path' || p.in === 'query' || p.in === 'header')
+        .map((p: any) => ({
+          name: p.name,
+          in: p.in,
+          required: Boolean(p.required),
+          schema: withoutNullBranch(doc, p.schema),
+        }));
       // Errors are reported path → query → header whatever the declaration order (CONTRACT §4).
       const rank = { path: 0, query: 1, header: 2 } as const;
       params.sort((a, b) => rank[a.in] - rank[b.in]);
       let body: Operation['body'];
-      if (op.requestBody) {
-        const [mediaType, media] = Object.entries(op.requestBody.content as Record<string, any>)[0];
-        const schema = resolveRef(doc, media.schema);
+      const media = op.requestBody ? readableMedia(op.requestBody.content ?? {}) : undefined;
+      if (media) {
+        const [mediaType, content] = media;
+        const schema = resolveRef(doc, content.schema);
         const required = new Set<string>(schema.required ?? []);
         const fields = Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([name, s]) => {
           const field = withoutNullBranch(doc, s);
-          return { name, required: required.has(name), binary: field.format === 'binary', schema: field };
+          return { name, required: required.has(name), binary: isFile(field), schema: field };
         });
         body = { kind: BODY_KINDS[mediaType], required: Boolean(op.requestBody.required), schema, fields };
       }
+      const security = isAdded ? securityChecks(doc, op.security ?? []) : undefined;
       byId.set(op.operationId, {
         id: op.operationId,
         method: method.toUpperCase(),
@@ -130,8 +162,9 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
         pathParams: names,
         params,
         body,
-        secured: Array.isArray(op.security) && op.security.length > 0,
+        secured: security ? security.length > 0 && security.every((alt) => alt.length > 0) : Array.isArray(op.security) && op.security.length > 0,
         statuses: Object.keys(op.responses ?? {}),
+        ...(security && { added: { operation: op, security, secretFields: secretFields(doc, op.requestBody) } }),
       });
     }
   }
@@ -143,4 +176,42 @@ export function buildOperations(doc: OpenApiDocument): Operation[] {
     if (!op) throw new Error(`openapi.json: x-route-order names unknown operation ${id}`);
     return op;
   });
+}
+
+/** The first media type of a body the mock reads (JSON, urlencoded, multipart); another is not read. */
+function readableMedia(content: Record<string, any>): [string, any] | undefined {
+  return Object.entries(content).find(([m]) => Object.hasOwn(BODY_KINDS, m));
+}
+
+/** A file part: `format: binary` (FastAPI's UploadFile) or, in 3.1's words, a `contentMediaType`. */
+function isFile(schema: Schema): boolean {
+  return schema.format === 'binary' || (schema.type === 'string' && typeof schema.contentMediaType === 'string');
+}
+
+/** An added operation's requirements as checks (spec-file.ts refused every other scheme type). */
+function securityChecks(doc: OpenApiDocument, requirements: Record<string, unknown>[]): SecurityCheck[][] {
+  return requirements.map((req) =>
+    Object.keys(req ?? {}).map((name): SecurityCheck => {
+      const scheme = doc.components?.securitySchemes?.[name] ?? {};
+      return scheme.type === 'apiKey' ? { kind: 'apiKey', header: String(scheme.name).toLowerCase() } : { kind: 'bearer' };
+    }),
+  );
+}
+
+/** Names of the body's properties, at any depth, whose schema is `format: password` or `writeOnly`. */
+function secretFields(doc: OpenApiDocument, requestBody: any): Set<string> {
+  const names = new Set<string>();
+  const seen = new Set<unknown>();
+  const visit = (schema: any, name: string | undefined, depth: number) => {
+    const s = resolveRef(doc, schema);
+    if (!s || typeof s !== 'object' || depth > 32) return;
+    if (name !== undefined && (s.format === 'password' || s.writeOnly === true || schema?.writeOnly === true)) names.add(name);
+    if (seen.has(s)) return;
+    seen.add(s);
+    for (const [k, v] of Object.entries((s.properties ?? {}) as Record<string, any>)) visit(v, k, depth + 1);
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) for (const b of s[key] ?? []) visit(b, name, depth + 1);
+    for (const key of ['items', 'additionalProperties', 'not'] as const) if (s[key] && typeof s[key] === 'object') visit(s[key], name, depth + 1);
+  };
+  for (const media of Object.values((requestBody?.content ?? {}) as Record<string, any>)) visit(media?.schema, undefined, 0);
+  return names;
 }

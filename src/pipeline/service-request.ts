@@ -14,7 +14,9 @@ import type { Clock } from '../primitives/clock.js';
 import type { OpenApiDocument, Operation } from '../document/openapi.js';
 import { handlerFor, type HandlerMap, type OperationConfig } from '../operations/types.js';
 import type { Reply } from '../http/reply.js';
-import { matchRoute } from './router.js';
+import { matchRoute, RouteIndex } from './router.js';
+import { answerAdded, authenticateAdded, pinnedReply, preferredExample, type AddedDeps } from './added-operation.js';
+import { isMockOwnRoute } from '../document/union.js';
 import { pyQuoteUrl } from '../python/url.js';
 import { serializeJson, type TextCache } from '../store/json-text.js';
 import type { Store } from '../store/store.js';
@@ -46,6 +48,8 @@ export interface PipelineDeps {
   faults?: Faults;
   /** With --upstream: the proxy stage replaces read-body → validate → operate. */
   proxy?: ProxyDeps;
+  /** With --spec: how the operations the supplied document added are answered. */
+  added?: AddedDeps;
 }
 
 /** Facts about the request that the log line wants. */
@@ -68,14 +72,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The service's deps as its stages read them (made once, by serviceStageDeps). */
 export type ServiceDeps = PipelineDeps & StageDeps;
 
+/**
+ * The mock's own answers to an added operation — its 401, 404, 405, 307, 413 and 422 — are not
+ * the operation's to document: response validation does not hold them against it.
+ */
+const MOCK_OWN_STATUSES = new Set([307, 401, 404, 405, 413, 422]);
+
 export function serviceStageDeps(deps: PipelineDeps): ServiceDeps {
   const validateResponse = deps.validateResponse;
   return {
     ...deps,
+    routes: new RouteIndex(deps.operations),
     blobs: () => deps.store.blobs,
     bodyOptions: () => ({ blobs: deps.store.blobs, maxUpload: deps.config.maxUploadBytes }),
     writeJson: (value) => serializeJson(value, deps.texts),
-    checkReply: validateResponse ? (ctx, out) => checkServiceReply(validateResponse, ctx.operation, out) : undefined,
+    checkReply: validateResponse
+      ? (ctx, out) => (ctx.operation.added && MOCK_OWN_STATUSES.has(out.status) && !ctx.operation.statuses.includes(String(out.status)) ? out : checkServiceReply(validateResponse, ctx.operation, out))
+      : undefined,
   };
 }
 
@@ -84,6 +97,8 @@ export class ServiceRequest extends RequestContext<ServiceDeps> {
   /** The record hand-off: what app/service-requests.ts logs and journals once the answer is out. */
   readonly facts: RequestFacts = {};
   auth: AuthContext | undefined = undefined;
+  /** An added operation's `Prefer: code=`/`example=`, for the generator. */
+  preferred: { code?: number; example?: string } | undefined = undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, deps: ServiceDeps, target: Target) {
     super(req, res, deps, target);
@@ -99,7 +114,9 @@ type ServiceComposition = Composition<ServiceDeps, ServiceRequest>;
 
 /** route: the operation (Starlette's matching), a 307 for a trailing slash, a 405, or not the service's. */
 function route(ctx: ServiceRequest): Reply | void {
-  const found = matchRoute(ctx.deps.operations, ctx.method, ctx.target.path);
+  // The mock's own paths win over a supplied document's (its own GET /health, a `/{page}` route).
+  if (ctx.deps.added && isMockOwnRoute(ctx.target.path)) return NOT_MINE;
+  const found = matchRoute(ctx.deps.routes, ctx.method, ctx.target.path);
   if (found.kind === 'not-found') return NOT_MINE;
   if (found.kind === 'redirect') {
     const query = ctx.target.query;
@@ -160,13 +177,20 @@ async function proxy(ctx: ServiceRequest): Promise<Reply> {
 /** authenticate: the caller's principal; then the journal may keep the body (an anonymous one is not kept). */
 function authenticateStage(ctx: ServiceRequest): void {
   const op = ctx.operation;
+  if (op.added) {
+    const principal = authenticateAdded(op, ctx.req.headers, ctx.auth!);
+    if (principal) ctx.facts.principal = ctx.principal = principal;
+    ctx.facts.parsed = { operationId: op.id, body: ctx.body, secretFields: op.added.secretFields };
+    return;
+  }
   const principal = op.secured ? authenticate(ctx.req.headers.authorization, ctx.auth!) : null;
   if (principal) ctx.facts.principal = ctx.principal = principal;
   ctx.facts.parsed = { operationId: op.id, body: ctx.body };
 }
 
 /** prefer: Prism's `Prefer: delay=` waits, `code=` answers a documented error (or warns why not). */
-function prefer(ctx: ServiceRequest): void | Promise<void> {
+function prefer(ctx: ServiceRequest): Reply | void | Promise<void> {
+  if (ctx.operation.added) return preferAdded(ctx);
   const preference = parsePrefer(ctx.req.headers.prefer);
   if (preference.delayMs) return sleep(preference.delayMs).then(() => applyCode(ctx, preference.code));
   applyCode(ctx, preference.code);
@@ -180,9 +204,31 @@ function applyCode(ctx: ServiceRequest, code: number | undefined): void {
   if (warning) ctx.warning = warning;
 }
 
+/**
+ * prefer, for an added operation: a pinned answer first (after authentication and validation,
+ * before `Prefer`), then `delay=`; `code=` and `example=` are the generator's to apply (operate).
+ */
+function preferAdded(ctx: ServiceRequest): Reply | void | Promise<void> {
+  const op = ctx.operation;
+  const added = ctx.deps.added!;
+  const pinned = added.pins.match(op.id, ctx.pathParams, ctx.principal ?? undefined);
+  if (pinned) {
+    ctx.committed = false;
+    return pinnedReply(pinned, () => added.answerer.answer({ operation: op.added!.operation, operationId: op.id, pathParams: ctx.pathParams, query: Object.fromEntries(ctx.query), prefer: { code: pinned.status }, seed: added.seed, now: new Date(ctx.deps.clock.now()) }));
+  }
+  const preference = parsePrefer(ctx.req.headers.prefer);
+  ctx.preferred = { code: preference.code, example: preferredExample(ctx.req.headers.prefer) };
+  if (preference.delayMs) return sleep(preference.delayMs).then(() => undefined);
+}
+
 /** operate: the operation's handler, given the validated input and the caller's workspace. */
 async function operate(ctx: ServiceRequest): Promise<Reply> {
   const deps = ctx.deps;
+  if (ctx.operation.added) {
+    const { reply, warning } = await answerAdded({ op: ctx.operation, pathParams: ctx.pathParams, query: ctx.query, body: ctx.body, principal: ctx.principal, prefer: ctx.preferred ?? {}, store: deps.store, clock: deps.clock, deps: deps.added! });
+    if (warning) ctx.warning = warning;
+    return reply;
+  }
   const principal = ctx.principal;
   const workspace = principal ? await deps.store.workspace(principal) : null;
   const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth: ctx.auth!, config: deps.config });
@@ -221,6 +267,7 @@ export function handleServiceRequest(ctx: ServiceRequest, stages: ServiceComposi
 
 function principalOrNull(ctx: ServiceRequest): string | null {
   try {
+    if (ctx.operation.added) return authenticateAdded(ctx.operation, ctx.req.headers, ctx.auth!);
     return authenticate(ctx.req.headers.authorization, ctx.auth!);
   } catch {
     return null;

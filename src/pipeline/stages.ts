@@ -27,10 +27,13 @@ import { parseQuery } from '../python/url.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { OpenApiRequestValidator } from '../validation/eov.js';
 import { validateInput } from '../validation/input.js';
+import type { RouteIndex } from './router.js';
 
 /** What the shared stages need of an API. */
 export interface StageDeps {
   operations: Operation[];
+  /** The operations indexed for routing (router.ts). */
+  routes: RouteIndex;
   document: OpenApiDocument;
   validator: OpenApiRequestValidator;
   blobs(): BlobStore;

@@ -134,7 +134,7 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, op: Oper
   let parsed: ReturnType<typeof parsedRequest> | undefined;
   const parseRequest = () => {
     parsed ??= parsedRequest(op, req, requestCopy);
-    facts.parsed = { operationId: op.id, body: parsed.journal };
+    facts.parsed = { operationId: op.id, body: parsed.journal, secretFields: op.added?.secretFields };
     return parsed;
   };
   req.once('end', parseRequest);

@@ -114,6 +114,8 @@ export type BodyRecord = ParsedBody | { kind: 'unparsed'; bytes: number } | { ki
 export interface ParsedRequest {
   operationId: string;
   body: BodyRecord;
+  /** An added operation's body fields whose schema is `format: password` or `writeOnly`: "***" at any depth. */
+  secretFields?: ReadonlySet<string>;
 }
 
 /**
@@ -123,12 +125,12 @@ export interface ParsedRequest {
  */
 export function journalBody(parsed: ParsedRequest | undefined): unknown {
   if (!parsed) return null;
-  const { operationId, body } = parsed;
+  const { operationId, body, secretFields } = parsed;
   switch (body.kind) {
     case 'none':
       return null;
     case 'json':
-      return redactBody(operationId, summarizeBody(body.value));
+      return redactFields(redactBody(operationId, summarizeBody(body.value)), secretFields);
     case 'raw':
       // Unparsed text could hold anything, a secret included: only its size is kept.
       return { unparsed_bytes: Buffer.byteLength(body.text) };
@@ -141,9 +143,18 @@ export function journalBody(parsed: ParsedRequest | undefined): unknown {
       for (const [k, v] of body.fields) {
         out[k] = v.type === 'field' ? v.value : { filename: v.upload.filename, size: v.upload.blob.size, checksum: v.upload.blob.checksum };
       }
-      return redactBody(operationId, summarizeBody(out));
+      return redactFields(redactBody(operationId, summarizeBody(out)), secretFields);
     }
   }
+}
+
+/** Every value under one of `names`, at any depth, replaced by "***" (a copy; the summary is small). */
+function redactFields(body: unknown, names: ReadonlySet<string> | undefined): unknown {
+  if (!names?.size || body === null || typeof body !== 'object') return body;
+  if (Array.isArray(body)) return body.map((v) => redactFields(v, names));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) out[k] = names.has(k) ? REDACTED : redactFields(v, names);
+  return out;
 }
 
 /**

@@ -27,6 +27,16 @@ export class Workspace extends WorkspaceDocument {
     this.changed({ t: 'session', session });
   }
 
+  /**
+   * Makes the session exist, empty, unless it does (a session a --spec document's operation
+   * started: issue 30, item 4); true when it was added. Saved with the workspace's next save.
+   */
+  ensureSession(id: string): boolean {
+    if (this.sessionIndex.has(id)) return false;
+    this.addSession({ id, actions: [], files: [] });
+    return true;
+  }
+
   /** By id: a session read from a view is the base's object, the same session once copied. */
   #files(session: StoredSession): SessionFileIndex {
     const entry = this.sessionIndex.get(session.id);
