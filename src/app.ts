@@ -112,7 +112,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   const answerer = union ? createAnswerer(document) : undefined;
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
-  const validator = createOpenApiValidator(document);
+  const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference');
   const proxy = await proxyDeps(options, document, validator, clock, logger);
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
   const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted') }));

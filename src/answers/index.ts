@@ -35,6 +35,8 @@ export class PreferError extends Error {
 
 type Schema = Record<string, any>;
 
+const FORMATS: Record<string, string> = { date: '2026-01-01', duration: 'PT1M', uri: 'https://example.com/', url: 'https://example.com/', email: 'user@example.com', uuid: '00000000-0000-4000-8000-000000000000', password: 'secret' };
+
 export function createAnswerer(document: Record<string, any>): { answer(req: AnswerRequest): GeneratedAnswer; bodyFor(operationId: string, status: number): unknown } {
   const deref = (s: Schema | undefined): Schema => {
     let out = s ?? {};
@@ -60,7 +62,9 @@ export function createAnswerer(document: Record<string, any>): { answer(req: Ans
     if (type === 'boolean') return false;
     if (type === 'null') return null;
     if (s.format === 'date-time') return (req?.now ?? new Date(0)).toISOString();
-    return req?.newId?.(field) ?? field;
+    if (typeof s.format === 'string' && Object.hasOwn(FORMATS, s.format)) return FORMATS[s.format];
+    const text = req?.newId?.(field) ?? field;
+    return typeof s.minLength === 'number' && text.length < s.minLength ? text.padEnd(s.minLength, 'x') : text;
   };
   const fitted = (name: string, schema: Schema | undefined, req: AnswerRequest | undefined): unknown => {
     if (!req) return undefined;

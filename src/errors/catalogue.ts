@@ -35,6 +35,8 @@ export const MSG = {
   model_attributes_type: 'Input should be a valid dictionary or object to extract fields from',
   json_invalid: 'JSON decode error',
   value_error_upload: "Value error, Expected UploadFile, received: <class 'str'>",
+  union_tag_invalid: (tag: string, discriminator: string, expected: string) => `Input tag '${tag}' found using ${discriminator} does not match any of the expected tags: ${expected}`,
+  union_tag_not_found: (discriminator: string) => `Unable to extract tag using discriminator ${discriminator}`,
 } as const;
 
 /** Every error type the mock can answer, for the parity and fuzz tests. */
@@ -44,6 +46,8 @@ export const ERROR_TYPES = [
   'string_pattern_mismatch', 'list_type', 'model_attributes_type', 'json_invalid', 'value_error',
   // reachable only through the control plane's bodies:
   'dict_type', 'float_parsing', 'float_type',
+  // reachable only through the operations a --spec document adds (a discriminated union):
+  'union_tag_invalid', 'union_tag_not_found',
 ] as const;
 
 /** Pydantic's way of listing enum members: `'a' or 'b'`, `'a', 'b' or 'c'`. */
@@ -77,4 +81,11 @@ export const err = {
   modelType: (loc: Loc, input: unknown): PydanticError => ({ type: 'model_attributes_type', loc, msg: MSG.model_attributes_type, input }),
   jsonInvalid: (pos: number, error: string): PydanticError => ({ type: 'json_invalid', loc: ['body', pos], msg: MSG.json_invalid, input: {}, ctx: { error } }),
   uploadExpected: (loc: Loc, input: string): PydanticError => ({ type: 'value_error', loc, msg: MSG.value_error_upload, input, ctx: { error: {} } }),
+  /** Pydantic quotes the discriminator's name and each tag as Python's repr of a str would: 'type'. */
+  unionTagInvalid: (loc: Loc, input: unknown, property: string, tag: string, tags: readonly string[]): PydanticError => {
+    const discriminator = `'${property}'`;
+    const expected = tags.map((t) => `'${t}'`).join(', ');
+    return { type: 'union_tag_invalid', loc, msg: MSG.union_tag_invalid(tag, discriminator, expected), input, ctx: { discriminator, tag, expected_tags: expected } };
+  },
+  unionTagNotFound: (loc: Loc, input: unknown, property: string): PydanticError => ({ type: 'union_tag_not_found', loc, msg: MSG.union_tag_not_found(`'${property}'`), input, ctx: { discriminator: `'${property}'` } }),
 };

@@ -70,7 +70,12 @@ export interface OpenApiRequestValidator {
 
 const noop = {};
 
-export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestValidator {
+/**
+ * `refs`: how eov's $ref parser reads the document. The built-in documents are dereferenced (as
+ * they always were); a union with a supplied document may hold a recursive schema, whose
+ * dereferenced form is a cycle eov's schema walk cannot leave, so it is bundled (refs kept).
+ */
+export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference' | 'bundle' = 'dereference'): OpenApiRequestValidator {
   // eov is dear to load: imported on first use, not at import time (a dynamic import, so that
   // the CLI's bundle keeps it in a chunk of its own).
   let chain: Promise<Middleware[]> | undefined;
@@ -91,7 +96,7 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiRequestVali
       validateResponses: false,
       validateSecurity: false,
       fileUploader: false,
-      $refParser: { mode: 'dereference' },
+      $refParser: { mode: refs },
     }) as Middleware[]));
   }
 

@@ -14,6 +14,7 @@ import type { ValidatedInput } from '../operations/types.js';
 import type { OpenApiRequestValidator } from './eov.js';
 import { INVALID, laxJson, parseStringInput } from './lax.js';
 import { locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
+import { discriminatorErrors } from './discriminators.js';
 
 export interface RawParams {
   path: Record<string, string>;
@@ -107,6 +108,16 @@ export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDo
     }
     if (!converted) break;
     errors = await eov.validate({ operationId: op.id, params: forEov.params, query: forEov.query, headers: forEov.headers, contentType: MEDIA.json, body: eovBody });
+  }
+  // A discriminated union of an added operation: Pydantic's one tag error stands for everything
+  // eov found at and below it (the fifteen have none, and are not walked).
+  if (op.added && !form && rawBody !== undefined && errors.length) {
+    const tagErrors = discriminatorErrors(doc, op.body!.schema, rawBody);
+    if (tagErrors.length) {
+      own.push(...tagErrors);
+      const under = (loc: (string | number)[]) => tagErrors.some((t) => t.loc.every((k, i) => loc[i] === k));
+      errors = errors.filter((e) => !under(locOf(e.path, ctx)));
+    }
   }
   // Our own errors stand for their location: eov saw nothing there (or saw it as missing).
   const ownLocs = new Set(own.map((e) => JSON.stringify(e.loc)));
