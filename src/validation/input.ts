@@ -14,7 +14,7 @@ import type { ValidatedInput } from '../operations/types.js';
 import type { OpenApiRequestValidator } from './eov.js';
 import { INVALID, laxJson, parseStringInput } from './lax.js';
 import { locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
-import { discriminatorErrors } from './discriminators.js';
+import { discriminate, withTags, type Discriminated } from './discriminators.js';
 
 export interface RawParams {
   path: Record<string, string>;
@@ -111,21 +111,37 @@ export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDo
   }
   // A discriminated union of an added operation: Pydantic's one tag error stands for everything
   // eov found at and below it (the fifteen have none, and are not walked).
-  if (op.added && !form && rawBody !== undefined && errors.length) {
-    const tagErrors = discriminatorErrors(doc, op.body!.schema, rawBody);
+  let unions: Discriminated | undefined;
+  if (op.added && !form && rawBody !== undefined) {
+    unions = discriminate(doc, op.body!.schema, rawBody);
+    const tagErrors = unions.errors;
     if (tagErrors.length) {
       own.push(...tagErrors);
       const under = (loc: (string | number)[]) => tagErrors.some((t) => t.loc.every((k, i) => loc[i] === k));
       errors = errors.filter((e) => !under(locOf(e.path, ctx)));
     }
+    // Ajv reports every member's mismatches; Pydantic only the chosen member's.
+    errors = errors.filter((e) => !otherMember(locOf(e.path, ctx), unions!.tagged));
   }
   // Our own errors stand for their location: eov saw nothing there (or saw it as missing).
   const ownLocs = new Set(own.map((e) => JSON.stringify(e.loc)));
   errors = errors.filter((e) => !ownLocs.has(JSON.stringify(locOf(e.path, ctx))));
   laxErrors(errors, rawBody, ctx, own);
-  if (errors.length || own.length) throw validationError(pydanticErrors(errors, own, ctx));
+  if (errors.length || own.length) {
+    const detail = pydanticErrors(errors, own, ctx);
+    throw validationError(unions?.tagged.length ? detail.map((e) => ({ ...e, loc: withTags(e.loc, unions!.tagged) })) : detail);
+  }
   if (op.body) input.body = form || eovBody !== undefined ? declared(op.body.schema, eovBody, op) : undefined;
   return input;
+}
+
+/** An error below a union whose tag chose a member, at its tag or at a field that member does not declare: another member's. */
+function otherMember(loc: (string | number)[], tagged: Discriminated['tagged']): boolean {
+  return tagged.some((t) => {
+    if (loc.length <= t.loc.length || !t.loc.every((k, i) => loc[i] === k)) return false;
+    const field = loc[t.loc.length];
+    return field === t.property || !Object.hasOwn(t.member.properties ?? {}, String(field));
+  });
 }
 
 /** Type errors Pydantic's lax mode would not convert either: its own error type for them. */
