@@ -29,6 +29,9 @@ type Middleware = (req: any, res: any, next: (e?: unknown) => void) => unknown;
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 
+/** The body media types the read-body stage reads (http/body.ts). */
+const READ_MEDIA = new Set(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+
 /**
  * The private document: operation-keyed paths, no security, parameter and form-field schemas
  * without their null branch (eov's coercion would turn `?source=null` into null otherwise).
@@ -41,10 +44,13 @@ export function privateDocument(doc: OpenApiDocument): OpenApiDocument {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       const key = `/${op.operationId}${names.map((n) => `/{${n}}`).join('')}`;
       const copy = { ...op, security: [] };
-      copy.parameters = (op.parameters ?? []).map((p: any) => ({ ...p, schema: withoutNullBranch(doc, p.schema) }));
+      // Cookies are not read (a supplied document's cookie parameters go unchecked).
+      copy.parameters = (op.parameters ?? []).filter((p: any) => p.in !== 'cookie').map((p: any) => ({ ...p, schema: withoutNullBranch(doc, p.schema) }));
       if (op.requestBody) {
         const content: Record<string, any> = {};
-        for (const [media, m] of Object.entries(op.requestBody.content as Record<string, any>)) {
+        for (const [media, m] of Object.entries((op.requestBody.content ?? {}) as Record<string, any>)) {
+          // A body of another type (a supplied document's raw upload) is not read, so not checked.
+          if (!READ_MEDIA.has(media)) continue;
           if (media === 'application/json') content[media] = m;
           else {
             const body = resolveRef(doc, m.schema);
@@ -52,7 +58,8 @@ export function privateDocument(doc: OpenApiDocument): OpenApiDocument {
             content[media] = { ...m, schema: { ...body, properties } };
           }
         }
-        copy.requestBody = { ...op.requestBody, content };
+        if (Object.keys(content).length) copy.requestBody = { ...op.requestBody, content };
+        else delete copy.requestBody;
       }
       paths[key] = { [method]: copy };
     }
