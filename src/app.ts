@@ -16,7 +16,7 @@ import { Clock } from './primitives/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
 import { loadSpec } from './document/spec-file.js';
 import { buildUnion } from './document/union.js';
-import { createAnswerer } from './answers/index.js';
+import type { Answerer } from './answers/index.js';
 import { Pins } from './records/pins.js';
 import { handlers } from './operations/index.js';
 import { DEFAULTS, type MockOptions } from './options.js';
@@ -47,7 +47,7 @@ export interface MockRuntime {
   /** Pinned answers of the operations a --spec document adds. */
   pins: Pins;
   /** With --spec: the generator answering the added operations (over `document`, the union). */
-  answerer?: ReturnType<typeof createAnswerer>;
+  answerer?: Answerer;
   /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
   warm(stopped?: () => boolean): Promise<void>;
   /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
@@ -109,7 +109,9 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   if (union?.warning) logger.warn(union.warning);
   const document = union?.document ?? builtIn;
   const operations = buildOperations(document, new Set(union?.added));
-  const answerer = union ? createAnswerer(document) : undefined;
+  // The generator (json-schema-faker) is loaded only with --spec: without it, start-up reads none of it.
+  const answers = union ? await import('./answers/index.js') : undefined;
+  const answerer = answers?.createAnswerer(document);
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference');
@@ -151,7 +153,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     texts: store.texts,
     keyPrincipals: new Map<string, string>(),
     proxy,
-    added: answerer ? { answerer, pins, seed: options.seed ?? store.seed } : undefined,
+    added: answers && answerer ? { answerer, PreferError: answers.PreferError, pins, seed: options.seed ?? store.seed } : undefined,
   };
 
   const app = express() as unknown as MockApp;

@@ -1,10 +1,23 @@
 /**
- * TEMPORARY STUB (helper i30-core): stands in for helper i30-answers' src/answers/ (a maintained
- * generator, valid against every schema) until the lead merges theirs, which replaces this file.
- * Only the agreed interface (i30-shared.md, interface 2) and the least the core's tests need: a
- * documented example, else the `required` properties of the lowest 2xx schema with plain values,
- * path parameters and sent body fields echoed, `session_id` from `newId`.
+ * Answers for the operations of a supplied document, without state (issue 30, item 3): the
+ * documented example when there is one (`Prefer: example=NAME` picks a named one, as Prism does),
+ * else a body json-schema-faker generates from the documented schema, valid against it, fitted to
+ * the request (fit.ts). Everything it answers is a function of its input: values of the seed, the
+ * operation and the request (path parameters, query, body), date-times of `now`, new ids of `newId`.
+ * Each operation's schema is prepared and its validators compiled once, on its first answer.
  */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { JsonSchema } from 'json-schema-faker';
+import { createAjv } from '../primitives/ajv.js';
+import { isText, seededBytes, sentType } from './bytes.js';
+import { defaultStatus, documentedAnswer, documentedStatuses, isJson, pickExample, PreferError, type DocumentedAnswer } from './documented.js';
+import { fitToRequest } from './fit.js';
+import { formatsAt, type Formats } from './formats.js';
+import { generateValue, seedOf } from './generate.js';
+import { namesProperties, prepareSchema, resolvePointer } from './prepare-schema.js';
+
+export { PreferError } from './documented.js';
+
 export interface AnswerRequest {
   operation: Record<string, any>;
   operationId: string;
@@ -14,6 +27,7 @@ export interface AnswerRequest {
   sentBody?: unknown;
   prefer?: { code?: number; example?: string };
   seed: number | string;
+  /** The mock's clock: every generated date and date-time is this instant. */
   now: Date;
   /** New id for a field (e.g. 'session_id' → 'sess_' + 16 hex) from the workspace generator; undefined = let the generator choose. */
   newId?: (field: string) => string | undefined;
@@ -28,73 +42,163 @@ export interface GeneratedAnswer {
   noBody?: boolean;
 }
 
-/** A `Prefer: code=` the operation does not document. */
-export class PreferError extends Error {
-  override name = 'PreferError';
+export interface Answerer {
+  answer(req: AnswerRequest): GeneratedAnswer;
+  /** A body for `status` of the operation (its example, else one generated with a fixed seed), or undefined when it has none. */
+  bodyFor(operationId: string, status: number): unknown;
+  /** Why `body` is not a valid answer of the operation for `status` ("/config/port must be integer"), or undefined when it is. */
+  validateAnswer(operationId: string, status: number, body: unknown): string | undefined;
 }
 
-type Schema = Record<string, any>;
+/** One operation's answer for one status, prepared on first use. */
+interface Plan {
+  documented: DocumentedAnswer;
+  json: boolean;
+  generator?: JsonSchema;
+  namesProperties: boolean;
+  validate?: ValidateFunction;
+  /** The top-level fields of the answer's schema, each with its validator compiled on first use. */
+  fields: Map<string, Record<string, any>>;
+  fieldChecks: Map<string, ValidateFunction>;
+  /** Documented headers' schemas, prepared on first use. */
+  headers: Map<string, JsonSchema>;
+}
 
-const FORMATS: Record<string, string> = { date: '2026-01-01', duration: 'PT1M', uri: 'https://example.com/', url: 'https://example.com/', email: 'user@example.com', uuid: '00000000-0000-4000-8000-000000000000', password: 'secret' };
+/** Headers a documented response lists that are the transport's, never generated. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding', 'connection']);
+/** Generated answers tried before the last one is given as it is (a schema the generator cannot satisfy). */
+const ATTEMPTS = 4;
 
-export function createAnswerer(document: Record<string, any>): { answer(req: AnswerRequest): GeneratedAnswer; bodyFor(operationId: string, status: number): unknown } {
-  const deref = (s: Schema | undefined): Schema => {
-    let out = s ?? {};
-    for (let i = 0; out.$ref && i < 16; i++) out = String(out.$ref).split('/').slice(1).reduce((o: any, k: string) => o?.[k], document) ?? {};
-    return out;
+export function createAnswerer(document: Record<string, any>): Answerer {
+  // Ajv is made on the first answer, not at start-up: most operations of a document never answer.
+  const base = 'cbm-answers';
+  let ajv: ReturnType<typeof createAjv> | undefined;
+  const compile = (schema: unknown) => {
+    if (!ajv) (ajv = createAjv({ allErrors: false })).addSchema({ $id: base, components: document.components ?? {} });
+    return ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
   };
-  const sample = (schema: Schema | undefined, field: string, req: AnswerRequest | undefined, depth: number): unknown => {
-    const s = deref(schema);
-    if ('const' in s) return s.const;
-    if (Array.isArray(s.enum)) return s.enum[0];
-    if (s.default !== undefined) return s.default;
-    const branch = s.anyOf ?? s.oneOf;
-    if (Array.isArray(branch)) return sample(branch.find((b: Schema) => deref(b).type !== 'null') ?? branch[0], field, req, depth);
-    const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
-    if (type === 'object' || s.properties) {
-      if (depth > 6) return {};
-      const out: Record<string, unknown> = {};
-      for (const name of s.required ?? []) out[name] = fitted(name, s.properties?.[name], req) ?? sample(s.properties?.[name], name, req, depth + 1);
-      return out;
+  const operations = new Map<string, Record<string, any>>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, any>)) {
+    for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && typeof (op as any).operationId === 'string') operations.set((op as any).operationId, op as Record<string, any>);
+  }
+  const plans = new Map<string, Plan>();
+  const defaultStatuses = new WeakMap<object, number>();
+  // The formats of the last clock reading: answers in a row mostly share one (a frozen clock always).
+  let clock: { at: number; formats: Formats } = { at: NaN, formats: {} };
+  const formatsFor = (now: Date) => {
+    if (clock.at !== now.getTime()) clock = { at: now.getTime(), formats: formatsAt(now) };
+    return clock.formats;
+  };
+
+  const planFor = (operationId: string, operation: Record<string, any>, status: number): Plan => {
+    const key = `${operationId} ${status}`;
+    let plan = plans.get(key);
+    if (plan) return plan;
+    const documented = documentedAnswer(document, operation, operationId, status);
+    const json = documented.media !== undefined && isJson(documented.media);
+    plan = { documented, json, namesProperties: false, fields: topLevelFields(document, documented.schema), fieldChecks: new Map(), headers: new Map() };
+    if (documented.media !== undefined) {
+      plan.generator = prepareSchema(document, documented.schema ?? {}) as JsonSchema;
+      plan.namesProperties = namesProperties(plan.generator);
+      if (json) plan.validate = compile(documented.schema);
     }
-    if (type === 'array') return [];
-    if (type === 'integer' || type === 'number') return typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 0;
-    if (type === 'boolean') return false;
-    if (type === 'null') return null;
-    if (s.format === 'date-time') return (req?.now ?? new Date(0)).toISOString();
-    if (typeof s.format === 'string' && Object.hasOwn(FORMATS, s.format)) return FORMATS[s.format];
-    const text = req?.newId?.(field) ?? field;
-    return typeof s.minLength === 'number' && text.length < s.minLength ? text.padEnd(s.minLength, 'x') : text;
+    plans.set(key, plan);
+    return plan;
   };
-  const fitted = (name: string, schema: Schema | undefined, req: AnswerRequest | undefined): unknown => {
-    if (!req) return undefined;
-    if (Object.hasOwn(req.pathParams, name)) return req.pathParams[name];
-    const sent = req.sentBody as Record<string, unknown> | undefined;
-    const type = deref(schema).type;
-    if (sent && typeof sent === 'object' && Object.hasOwn(sent, name) && typeof sent[name] === type) return sent[name];
-    return undefined;
+
+  const fits = (plan: Plan) => (name: string, value: unknown) => {
+    let check = plan.fieldChecks.get(name);
+    if (!check) plan.fieldChecks.set(name, (check = compile(plan.fields.get(name))));
+    return check(value);
   };
-  const opById = new Map<string, Schema>();
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Schema>)) for (const op of Object.values(item)) if (op?.operationId) opById.set(op.operationId, op);
-  const render = (operation: Schema, status: number, req: AnswerRequest | undefined): GeneratedAnswer => {
-    const response = operation.responses?.[String(status)] ?? {};
-    const [media, content] = (Object.entries(response.content ?? {})[0] ?? []) as [string | undefined, Schema | undefined];
-    if (status === 204 || !media) return { status, noBody: true };
-    const named = req?.prefer?.example !== undefined ? content?.examples?.[req.prefer.example]?.value : undefined;
-    const example = named ?? content?.example ?? (content?.examples ? (Object.values(content.examples)[0] as Schema)?.value : undefined);
-    if (media !== 'application/json') return { status, bytes: Buffer.from(typeof example === 'string' ? example : ''), contentType: media };
-    return { status, json: example ?? sample(content?.schema, '', req, 0) };
+
+  const generateJson = (plan: Plan, req: AnswerRequest, seed: number): unknown => {
+    let answer: unknown = null;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      let generated: unknown;
+      try {
+        generated = generateValue(plan.generator!, attempt ? seedOf(seed, attempt) : seed, formatsFor(req.now), plan.namesProperties);
+      } catch {
+        continue; // a schema the generator gives up on (contradictory bounds): another seed, then null
+      }
+      answer = fitToRequest(generated, req, new Set(plan.fields.keys()), fits(plan));
+      if (plan.validate!(answer)) return answer;
+      if (answer !== generated && plan.validate!(generated)) return generated;
+    }
+    return answer;
   };
+
+  const headersOf = (plan: Plan, seed: number, now: Date): Record<string, string> | undefined => {
+    const entries = Object.entries(plan.documented.headers).flatMap(([name, header]): Array<[string, string]> => {
+      const schema = (resolveRef(document, header) as Record<string, any> | undefined)?.schema;
+      if (TRANSPORT_HEADERS.has(name.toLowerCase()) || !schema) return [];
+      let prepared = plan.headers.get(name);
+      if (!prepared) plan.headers.set(name, (prepared = prepareSchema(document, schema) as JsonSchema));
+      const value = generateValue(prepared, seedOf(seed, name), formatsFor(now));
+      return [[name, typeof value === 'string' ? value : JSON.stringify(value)]];
+    });
+    return entries.length ? Object.fromEntries(entries) : undefined;
+  };
+
   return {
     answer(req) {
-      const statuses = Object.keys(req.operation.responses ?? {});
-      if (req.prefer?.code !== undefined && !statuses.includes(String(req.prefer.code))) throw new PreferError(`Prefer code=${req.prefer.code} ignored: not a documented response of ${req.operationId} (documented: ${statuses.join(', ')})`);
-      const status = req.prefer?.code ?? Number(statuses.filter((s) => /^2\d\d$/.test(s)).sort()[0] ?? 200);
-      return render(req.operation, status, req);
+      let status = req.prefer?.code ?? defaultStatuses.get(req.operation);
+      if (status === undefined) defaultStatuses.set(req.operation, (status = defaultStatus(req.operation)));
+      // An operation documenting no status to answer without Prefer (no 2xx, no default) answers an empty 200.
+      if (req.prefer?.code === undefined && !documentedStatuses(req.operation).includes(status) && !req.operation.responses?.default) return { status, noBody: true };
+      const plan = planFor(req.operationId, req.operation, status);
+      const { media } = plan.documented;
+      const example = pickExample(plan.documented, req.operationId, req.prefer?.example);
+      if (media === undefined) return { status, noBody: true };
+      const seed = seedOf(req.seed, req.operationId, status, req.pathParams, req.query, req.sentBody ?? null);
+      const headers = headersOf(plan, seed, req.now);
+      const answer: GeneratedAnswer = { status, contentType: sentType(media), ...(headers && { headers }) };
+      if (plan.json) return { ...answer, json: example ? structuredClone(example[1]) : generateJson(plan, req, seed) };
+      if (example) return { ...answer, bytes: Buffer.from(typeof example[1] === 'string' ? example[1] : JSON.stringify(example[1])) };
+      const schema = plan.documented.schema as Record<string, any> | undefined;
+      if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...answer, bytes: Buffer.from(String(generateValue(plan.generator!, seed, formatsFor(req.now), plan.namesProperties))) };
+      return { ...answer, bytes: seededBytes(seed) };
     },
+
     bodyFor(operationId, status) {
-      const op = opById.get(operationId);
-      return op ? render(op, status, undefined).json : undefined;
+      const operation = operations.get(operationId);
+      if (!operation) return undefined;
+      const answer = this.answer({ operation, operationId, pathParams: {}, query: {}, seed: 0, now: new Date(0), prefer: { code: status } });
+      return answer.json ?? (answer.bytes ? answer.bytes.toString('utf8') : undefined);
+    },
+
+    validateAnswer(operationId, status, body) {
+      const operation = operations.get(operationId);
+      if (!operation) return `${operationId} is not an operation of the document`;
+      let plan: Plan;
+      try {
+        plan = planFor(operationId, operation, status);
+      } catch (error) {
+        if (error instanceof PreferError) return `${status} is not a status ${operationId} documents`;
+        throw error;
+      }
+      if (plan.documented.media === undefined) return body === undefined || body === null ? undefined : `a ${status} answer of ${operationId} has no body`;
+      if (!plan.validate || plan.validate(body)) return undefined;
+      const [first] = plan.validate.errors ?? [];
+      return `${first?.instancePath || '/'} ${first?.message ?? 'is not valid'}`;
     },
   };
+}
+
+function resolveRef(document: Record<string, any>, node: unknown): unknown {
+  for (let hops = 0; node && typeof node === 'object' && typeof (node as any).$ref === 'string' && hops < 16; hops++) node = resolvePointer(document, (node as any).$ref);
+  return node;
+}
+
+/** The properties an answer of `schema` has at its top level: its own, or those of its allOf members. */
+function topLevelFields(document: Record<string, any>, schema: unknown): Map<string, Record<string, any>> {
+  const fields = new Map<string, Record<string, any>>();
+  const visit = (node: unknown, depth: number) => {
+    const resolved = resolveRef(document, node) as Record<string, any> | undefined;
+    if (!resolved || typeof resolved !== 'object' || depth > 8) return;
+    for (const [name, sub] of Object.entries((resolved.properties ?? {}) as Record<string, any>)) if (!fields.has(name)) fields.set(name, sub);
+    for (const member of (resolved.allOf ?? []) as unknown[]) visit(member, depth + 1);
+  };
+  visit(schema, 0);
+  return fields;
 }

@@ -8,8 +8,7 @@
 import { authenticate, type AuthContext } from '../operations/auth.js';
 import { DETAIL, unauthorized } from '../errors/http-error.js';
 import type { Operation, SecurityCheck } from '../document/openapi.js';
-import type { GeneratedAnswer, AnswerRequest } from '../answers/index.js';
-import { PreferError } from '../answers/index.js';
+import type { Answerer, GeneratedAnswer, AnswerRequest, PreferError } from '../answers/index.js';
 import type { Reply } from '../http/reply.js';
 import type { ParsedBody } from '../http/body.js';
 import type { Pins } from '../records/pins.js';
@@ -20,7 +19,9 @@ import type { Workspace } from '../store/workspace.js';
 
 /** What the pipeline needs to answer added operations. */
 export interface AddedDeps {
-  answerer: { answer(req: AnswerRequest): GeneratedAnswer };
+  answerer: Answerer;
+  /** The generator's error for a `Prefer: code=` the operation does not document (the class, loaded with it). */
+  PreferError: typeof PreferError;
   pins: Pins;
   /** --seed: generated values are a function of it, the operationId and the request. */
   seed: number | string;
@@ -132,7 +133,7 @@ export async function answerAdded(input: AnswerInput): Promise<{ reply: Reply; w
   try {
     answer = deps.answerer.answer(request);
   } catch (e) {
-    if (!(e instanceof PreferError)) throw e;
+    if (!(e instanceof deps.PreferError)) throw e;
     warning = e.message;
     answer = deps.answerer.answer({ ...request, prefer: { example: input.prefer.example } });
   }
