@@ -5,6 +5,8 @@
  * fifteen, the journal's redaction of password and writeOnly fields, faults and coverage.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
@@ -28,7 +30,7 @@ describe('security', () => {
     ['open', 'any bearer token', bearer('anything'), 200, undefined],
     ['strict', 'an unknown bearer token', bearer('anything'), 401, 'Could not validate credentials'],
     ['strict', "the scenario's API key", DEMO, 200, undefined],
-  ] as const)('%s mode, document-wide HTTP bearer, %s', async (mode, _what, headers, status, detail) => {
+  ] as const)('%s mode, document-wide HTTP bearer (the 401 undocumented by the operation, response validation on), %s', async (mode, _what, headers, status, detail) => {
     const res = await request(mode === 'open' ? open : strict).get('/sessions/active').set(headers);
     expect(res.status).toBe(status);
     if (detail) expect(res.body).toEqual({ detail });
@@ -157,9 +159,62 @@ describe('a session the service started', () => {
     expect([other.status, other.body]).toEqual([404, { detail: 'Session not found' }]);
   });
 
+  test('an answer carrying the session the client named makes that one exist, once', async () => {
+    const run = { task: { type: 'browse', instruction: 'look' }, session_id: 'sess_named_by_client' };
+    const first = await request(app).post('/agents/run').set(DEMO).send(run);
+    expect([first.status, first.body.session_id]).toEqual([200, 'sess_named_by_client']);
+    await request(app).post('/agents/run').set(DEMO).send(run);
+    const snapshot = (await request(app).get(`/__mock/workspaces/${encodeURIComponent(DEMO_PRINCIPAL)}`)).body;
+    expect(snapshot.sessions.filter((s: any) => s.id === 'sess_named_by_client')).toEqual([expect.objectContaining({ id: 'sess_named_by_client', actions: [] })]);
+    expect((await request(app).get('/sessions/sess_named_by_client/files').set(DEMO)).status).toBe(200);
+  });
+
+  test('a session the service started survives a restart of a file-backed mock', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cbm-spec-data-'));
+    try {
+      const first = await testApp({ spec: DOC, dataDir: dir });
+      const id = (await request(first).post('/sessions/start').set(DEMO).send({})).body.session_id;
+      await first.mock.close();
+      const again = await testApp({ spec: DOC, dataDir: dir });
+      try {
+        expect((await request(again).get(`/sessions/${id}/files`).set(DEMO)).status).toBe(200);
+      } finally {
+        await again.mock.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a session that does not exist stays 404 for the fifteen', async () => {
     const res = await request(app).get('/sessions/sess_never_started/files').set(DEMO);
     expect(res.status).toBe(404);
+  });
+});
+
+describe('Prefer on an added operation', () => {
+  let app: MockApp;
+  beforeAll(async () => {
+    app = await testApp({ spec: DOC });
+  });
+  afterAll(() => app.mock.close());
+
+  test('code=N picks a documented status, answered with a body for it', async () => {
+    const res = await request(app).get('/sessions/sess_1').set(DEMO).set('Prefer', 'code=404');
+    expect(res.status).toBe(404);
+    expect(res.headers['x-mock-warning']).toBeUndefined();
+  });
+
+  test('code=N the operation does not document is ignored, and the answer says why', async () => {
+    const res = await request(app).post('/sessions/start').set(DEMO).set('Prefer', 'code=409').send({});
+    expect(res.status).toBe(200);
+    expect(res.headers['x-mock-warning']).toMatch(/code=409.*session_start/);
+  });
+
+  test('example=NAME answers that named example', async () => {
+    const named = JSON.parse(readFileSync(DOC, 'utf8')).paths['/personas/{persona_id}'].get.responses['200'].content['application/json'].examples.minimal.value;
+    const res = await request(app).get('/personas/per_minimal').set(DEMO).set('Prefer', 'example=minimal');
+    expect([res.status, res.body]).toEqual([200, named]);
   });
 });
 
