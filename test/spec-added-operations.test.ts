@@ -117,6 +117,21 @@ describe('requests', () => {
     expect((await request(app).get('/__mock/workspaces')).body.items.find((w: any) => w.principal === DEMO_PRINCIPAL).files).toBe(before);
   });
 
+  test('a binary answer goes out as bytes of its documented type (response validation on)', async () => {
+    const res = await request(app).get('/sessions/sess_1/screenshot').set(DEMO).buffer(true).parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+    expect([res.status, res.headers['content-type']]).toEqual([200, 'image/png']);
+    expect((res.body as Buffer).length).toBeGreaterThan(0);
+  });
+
+  test("a multipart body the mock cannot parse is its own 400, not a response-validation 500", async () => {
+    const res = await request(app).post('/storage/files').set(DEMO).set('Content-Type', 'multipart/form-data; boundary=zz').send('{');
+    expect(res.status).toBe(400);
+  });
+
   test('a body that is not JSON is a 422 json_invalid, never a 5xx', async () => {
     const res = await request(app).post('/sessions/start').set(DEMO).set('Content-Type', 'application/json').send('{"headless": ');
     expect([res.status, res.body.detail[0].type]).toEqual([422, 'json_invalid']);

@@ -73,10 +73,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export type ServiceDeps = PipelineDeps & StageDeps;
 
 /**
- * The mock's own answers to an added operation — its 401, 404, 405, 307, 413 and 422 — are not
- * the operation's to document: response validation does not hold them against it.
+ * The mock's own answers to an added operation — a 307, a body it cannot parse (400), 401, 404,
+ * 405, a body too slow (408) or too large (413), 422 — are not the operation's to document:
+ * response validation does not hold them against it.
  */
-const MOCK_OWN_STATUSES = new Set([307, 401, 404, 405, 413, 422]);
+const MOCK_OWN_STATUSES = new Set([307, 400, 401, 404, 405, 408, 413, 422]);
 
 export function serviceStageDeps(deps: PipelineDeps): ServiceDeps {
   const validateResponse = deps.validateResponse;

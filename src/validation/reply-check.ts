@@ -18,6 +18,8 @@ export function checkServiceReply(validate: ResponseValidator, op: Operation, ou
       throw e;
     }
   } else if (out.jsonText !== undefined) validate(op, out.status, 'application/json', JSON.parse(out.jsonText));
+  // Bytes as they are (an added operation's image or file): their media type is the headers'.
+  else if (out.body !== undefined) validate(op, out.status, out.headers?.['Content-Type'], undefined);
   else if (out.json === undefined) validate(op, out.status, undefined, undefined);
   else validate(op, out.status, 'application/json', out.json);
   return out;
