@@ -6,13 +6,13 @@
  * tsc's dist/src/*.d.cts (tsconfig.cjs.json).
  *
  * Dependencies that are CommonJS stay external (required from node_modules at run time);
- * the ES-module-only ones (lowdb and its steno) are bundled in, because jest's CommonJS runtime
+ * the ES-module-only ones (lowdb and its steno, json-schema-faker) are bundled in, because jest's CommonJS runtime
  * cannot load an ES module at all.
  */
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
-const ESM_ONLY = new Set(['lowdb', 'steno', '@faker-js/faker']);
+const ESM_ONLY = new Set(['lowdb', 'steno', '@faker-js/faker', 'json-schema-faker']);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // testcontainers is an optional peer dependency (CommonJS): the user's own copy is required.
 const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]

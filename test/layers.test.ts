@@ -30,7 +30,7 @@ const LAYERS: Array<[name: string, members: string[]]> = [
   ['proxy', ['proxy/']],
   ['validation', ['validation/']],
   ['records', ['records/']],
-  ['operations', ['operations/', 'workflow/']],
+  ['operations', ['operations/', 'workflow/', 'answers/']],
   ['http', ['http/']],
   ['store', ['store/']],
   ['scenarios', ['scenarios/']],

@@ -1,0 +1,181 @@
+/**
+ * Answers for the operations of a supplied document, without state (issue 30, item 3): the
+ * documented example when there is one (`Prefer: example=NAME` picks a named one, as Prism does),
+ * else a body json-schema-faker generates from the documented schema, valid against it, fitted to
+ * the request (fit.ts). Everything it answers is a function of its input: values of the seed, the
+ * operation and the request (path parameters, query, body), date-times of `now`, new ids of `newId`.
+ * Each operation's schema is prepared and its validators compiled once, on its first answer.
+ */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { JsonSchema } from 'json-schema-faker';
+import { createAjv } from '../primitives/ajv.js';
+import { isText, seededBytes, sentType } from './bytes.js';
+import { defaultStatus, documentedAnswer, isJson, pickExample, PreferError, type DocumentedAnswer } from './documented.js';
+import { fitToRequest } from './fit.js';
+import { generateValue, seedOf } from './generate.js';
+import { namesProperties, prepareSchema, resolvePointer } from './prepare-schema.js';
+
+export { PreferError } from './documented.js';
+
+export interface AnswerRequest {
+  operation: Record<string, any>;
+  operationId: string;
+  pathParams: Record<string, string>;
+  query: Record<string, string | string[]>;
+  /** The JSON body exactly as the client sent it (parsed), before validation filled defaults. */
+  sentBody?: unknown;
+  prefer?: { code?: number; example?: string };
+  seed: number | string;
+  /** The mock's clock: every generated date and date-time is this instant. */
+  now: Date;
+  /** New id for a field (e.g. 'session_id' → 'sess_' + 16 hex) from the workspace generator; undefined = let the generator choose. */
+  newId?: (field: string) => string | undefined;
+}
+
+export interface GeneratedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  bytes?: Buffer;
+  contentType?: string;
+  noBody?: boolean;
+}
+
+export interface Answerer {
+  answer(req: AnswerRequest): GeneratedAnswer;
+  /** A body for `status` of the operation (its example, else one generated with a fixed seed), or undefined when it has none. */
+  bodyFor(operationId: string, status: number): unknown;
+  /** Why `body` is not a valid answer of the operation for `status` ("/config/port must be integer"), or undefined when it is. */
+  validateAnswer(operationId: string, status: number, body: unknown): string | undefined;
+}
+
+/** One operation's answer for one status, prepared on first use. */
+interface Plan {
+  documented: DocumentedAnswer;
+  json: boolean;
+  generator?: JsonSchema;
+  namesProperties: boolean;
+  validate?: ValidateFunction;
+  /** The top-level fields of the answer's schema, each with its validator compiled on first use. */
+  fields: Map<string, Record<string, any>>;
+  fieldChecks: Map<string, ValidateFunction>;
+}
+
+/** Headers a documented response lists that are the transport's, never generated. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding', 'connection']);
+/** Generated answers tried before the last one is given as it is (a schema the generator cannot satisfy). */
+const ATTEMPTS = 4;
+
+export function createAnswerer(document: Record<string, any>): Answerer {
+  const ajv = createAjv({ allErrors: false });
+  const base = 'cbm-answers';
+  ajv.addSchema({ $id: base, components: document.components ?? {} });
+  const compile = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
+  const operations = new Map<string, Record<string, any>>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, any>)) {
+    for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && typeof (op as any).operationId === 'string') operations.set((op as any).operationId, op as Record<string, any>);
+  }
+  const plans = new Map<string, Plan>();
+
+  const planFor = (operationId: string, operation: Record<string, any>, status: number): Plan => {
+    const key = `${operationId} ${status}`;
+    let plan = plans.get(key);
+    if (plan) return plan;
+    const documented = documentedAnswer(document, operation, operationId, status);
+    const json = documented.media !== undefined && isJson(documented.media);
+    plan = { documented, json, namesProperties: false, fields: topLevelFields(document, documented.schema), fieldChecks: new Map() };
+    if (documented.media !== undefined) {
+      plan.generator = prepareSchema(document, documented.schema ?? {}) as JsonSchema;
+      plan.namesProperties = namesProperties(plan.generator);
+      if (json) plan.validate = compile(documented.schema);
+    }
+    plans.set(key, plan);
+    return plan;
+  };
+
+  const fits = (plan: Plan) => (name: string, value: unknown) => {
+    let check = plan.fieldChecks.get(name);
+    if (!check) plan.fieldChecks.set(name, (check = compile(plan.fields.get(name))));
+    return check(value);
+  };
+
+  const generateJson = (plan: Plan, req: AnswerRequest, seed: number): unknown => {
+    let answer: unknown;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const generated = generateValue(plan.generator!, attempt ? seedOf(seed, attempt) : seed, req.now, plan.namesProperties);
+      answer = fitToRequest(generated, req, new Set(plan.fields.keys()), fits(plan));
+      if (plan.validate!(answer)) return answer;
+      if (answer !== generated && plan.validate!(generated)) return generated;
+    }
+    return answer;
+  };
+
+  const headersOf = (plan: Plan, seed: number, now: Date): Record<string, string> | undefined => {
+    const entries = Object.entries(plan.documented.headers).flatMap(([name, header]): Array<[string, string]> => {
+      const schema = (resolveRef(document, header) as Record<string, any> | undefined)?.schema;
+      if (TRANSPORT_HEADERS.has(name.toLowerCase()) || !schema) return [];
+      const value = generateValue(prepareSchema(document, schema) as JsonSchema, seedOf(seed, name), now);
+      return [[name, typeof value === 'string' ? value : JSON.stringify(value)]];
+    });
+    return entries.length ? Object.fromEntries(entries) : undefined;
+  };
+
+  return {
+    answer(req) {
+      const status = req.prefer?.code ?? defaultStatus(req.operation);
+      const plan = planFor(req.operationId, req.operation, status);
+      const { media } = plan.documented;
+      const example = pickExample(plan.documented, req.operationId, req.prefer?.example);
+      if (media === undefined) return { status, noBody: true };
+      const seed = seedOf(req.seed, req.operationId, status, req.pathParams, req.query, req.sentBody ?? null);
+      const headers = headersOf(plan, seed, req.now);
+      const answer: GeneratedAnswer = { status, contentType: sentType(media), ...(headers && { headers }) };
+      if (plan.json) return { ...answer, json: example ? structuredClone(example[1]) : generateJson(plan, req, seed) };
+      if (example) return { ...answer, bytes: Buffer.from(typeof example[1] === 'string' ? example[1] : JSON.stringify(example[1])) };
+      const schema = plan.documented.schema as Record<string, any> | undefined;
+      if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...answer, bytes: Buffer.from(String(generateValue(plan.generator!, seed, req.now, plan.namesProperties))) };
+      return { ...answer, bytes: seededBytes(seed) };
+    },
+
+    bodyFor(operationId, status) {
+      const operation = operations.get(operationId);
+      if (!operation) return undefined;
+      const answer = this.answer({ operation, operationId, pathParams: {}, query: {}, seed: 0, now: new Date(0), prefer: { code: status } });
+      return answer.json ?? (answer.bytes ? answer.bytes.toString('utf8') : undefined);
+    },
+
+    validateAnswer(operationId, status, body) {
+      const operation = operations.get(operationId);
+      if (!operation) return `${operationId} is not an operation of the document`;
+      let plan: Plan;
+      try {
+        plan = planFor(operationId, operation, status);
+      } catch (error) {
+        if (error instanceof PreferError) return `${status} is not a status ${operationId} documents`;
+        throw error;
+      }
+      if (plan.documented.media === undefined) return body === undefined || body === null ? undefined : `a ${status} answer of ${operationId} has no body`;
+      if (!plan.validate || plan.validate(body)) return undefined;
+      const [first] = plan.validate.errors ?? [];
+      return `${first?.instancePath || '/'} ${first?.message ?? 'is not valid'}`;
+    },
+  };
+}
+
+function resolveRef(document: Record<string, any>, node: unknown): unknown {
+  for (let hops = 0; node && typeof node === 'object' && typeof (node as any).$ref === 'string' && hops < 16; hops++) node = resolvePointer(document, (node as any).$ref);
+  return node;
+}
+
+/** The properties an answer of `schema` has at its top level: its own, or those of its allOf members. */
+function topLevelFields(document: Record<string, any>, schema: unknown): Map<string, Record<string, any>> {
+  const fields = new Map<string, Record<string, any>>();
+  const visit = (node: unknown, depth: number) => {
+    const resolved = resolveRef(document, node) as Record<string, any> | undefined;
+    if (!resolved || typeof resolved !== 'object' || depth > 8) return;
+    for (const [name, sub] of Object.entries((resolved.properties ?? {}) as Record<string, any>)) if (!fields.has(name)) fields.set(name, sub);
+    for (const member of (resolved.allOf ?? []) as unknown[]) visit(member, depth + 1);
+  };
+  visit(schema, 0);
+  return fields;
+}
