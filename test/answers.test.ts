@@ -156,3 +156,39 @@ describe('statuses and media types', () => {
     expect(answerer.answer(request(byId(id), { pathParams: others })).bytes).not.toEqual(answer.bytes);
   });
 });
+
+describe('schemas the generator alone answers wrongly, in a document of the test', () => {
+  const Leaf = { type: 'object', required: ['id'], properties: { kind: { type: 'string', const: 'leaf' }, id: { type: 'string' } } };
+  const Tree = { type: 'object', required: ['name'], properties: { kind: { type: 'string' }, name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } }, parent: { anyOf: [{ $ref: '#/components/schemas/Tree' }, { type: 'null' }] } } };
+  const answerSchema = {
+    type: 'object',
+    required: ['big', 'labels', 'timeout', 'blob', 'node', 'tree'],
+    properties: {
+      big: { type: 'integer', minimum: 5000 },
+      labels: { type: 'object', propertyNames: { pattern: '^[a-z]{2,6}$' }, minProperties: 2, additionalProperties: { type: 'string' } },
+      timeout: { type: 'string', format: 'duration' },
+      blob: { type: 'string', contentMediaType: 'image/png', contentEncoding: 'base64' },
+      node: { oneOf: [{ $ref: '#/components/schemas/Leaf' }, { $ref: '#/components/schemas/Tree' }], discriminator: { propertyName: 'kind' } },
+      tree: { $ref: '#/components/schemas/Tree' },
+      secret: { type: 'string', format: 'password', writeOnly: true },
+    },
+  };
+  const own = { openapi: '3.1.0', paths: { '/x': { get: { operationId: 'own_get', responses: { '200': { content: { 'application/json': { schema: answerSchema } } } } } } }, components: { schemas: { Leaf, Tree } } };
+  const op = { path: '/x', method: 'get', operationId: 'own_get', operation: own.paths['/x'].get };
+  const ownAjv = createAjv({ allErrors: true });
+  ownAjv.addSchema({ $id: 'own', components: own.components });
+  const validate = ownAjv.compile(JSON.parse(JSON.stringify(answerSchema).replace(/"#\/components\//g, '"own#/components/')));
+  const answers = Array.from({ length: 150 }, (_, seed) => createAnswerer(own).answer(request(op, { seed })).json as any);
+
+  test('every answer is valid: a lone large minimum, property names, duration, an implicit discriminator, recursion', () => {
+    expect(answers.filter((json) => !validate(json)).map(() => ajv.errorsText(validate.errors))).toEqual([]);
+  });
+
+  test('base64 content is base64, the discriminator is the component name, an optional writeOnly field is left out', () => {
+    for (const json of answers) {
+      expect(Buffer.from(json.blob, 'base64').toString('base64')).toBe(json.blob);
+      expect(['Leaf', 'Tree', 'leaf']).toContain(json.node.kind);
+      expect(json).not.toHaveProperty('secret');
+    }
+  });
+});

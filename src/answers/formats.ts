@@ -7,6 +7,7 @@
 import type { Random } from 'json-schema-faker';
 
 type FormatGenerator = (random: Random) => string;
+export type Formats = Record<string, FormatGenerator>;
 
 const word = (random: Random) => Array.from({ length: random.int(3, 8) }, () => String.fromCharCode(97 + random.int(0, 25))).join('');
 
@@ -20,7 +21,7 @@ const FIXED: Record<string, FormatGenerator> = {
   password: (random) => `${word(random)}${random.int(100, 999)}`,
 };
 
-export function formatsAt(now: Date): Record<string, FormatGenerator> {
+export function formatsAt(now: Date): Formats {
   const iso = now.toISOString();
   return {
     ...FIXED,

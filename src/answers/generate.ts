@@ -8,7 +8,7 @@
  *   says): each such name is generated again from the `propertyNames` schema.
  */
 import { generateSync, type JsonSchema } from 'json-schema-faker';
-import { formatsAt } from './formats.js';
+import type { Formats } from './formats.js';
 
 /**
  * The generator's seed for one answer: a 32-bit hash (FNV-1a; it seeds a PRNG and guards nothing,
@@ -36,8 +36,7 @@ export function canonical(value: unknown): string {
  * anywhere (prepare-schema.ts tells): only then is every generated node looked at again, which
  * costs the generator a step per node.
  */
-export function generateValue(schema: JsonSchema, seed: number, now: Date, namesProperties = true): unknown {
-  const formats = formatsAt(now);
+export function generateValue(schema: JsonSchema, seed: number, formats: Formats, namesProperties = true): unknown {
   if (!namesProperties) return generateSync(schema, { seed, formats });
   return generateSync(schema, {
     seed,
@@ -47,7 +46,7 @@ export function generateValue(schema: JsonSchema, seed: number, now: Date, names
 }
 
 /** `value`'s properties not declared in `properties` renamed with names their schema allows. */
-function withPropertyNames(value: unknown, schema: Record<string, any>, seed: number, path: string, formats: ReturnType<typeof formatsAt>): unknown {
+function withPropertyNames(value: unknown, schema: Record<string, any>, seed: number, path: string, formats: Formats): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const declared = schema.properties ?? {};
   const nameSchema = { type: 'string', ...(typeof schema.propertyNames === 'object' ? schema.propertyNames : {}) };

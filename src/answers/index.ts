@@ -10,8 +10,9 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from 'json-schema-faker';
 import { createAjv } from '../primitives/ajv.js';
 import { isText, seededBytes, sentType } from './bytes.js';
-import { defaultStatus, documentedAnswer, isJson, pickExample, PreferError, type DocumentedAnswer } from './documented.js';
+import { defaultStatus, documentedAnswer, documentedStatuses, isJson, pickExample, PreferError, type DocumentedAnswer } from './documented.js';
 import { fitToRequest } from './fit.js';
+import { formatsAt, type Formats } from './formats.js';
 import { generateValue, seedOf } from './generate.js';
 import { namesProperties, prepareSchema, resolvePointer } from './prepare-schema.js';
 
@@ -59,6 +60,8 @@ interface Plan {
   /** The top-level fields of the answer's schema, each with its validator compiled on first use. */
   fields: Map<string, Record<string, any>>;
   fieldChecks: Map<string, ValidateFunction>;
+  /** Documented headers' schemas, prepared on first use. */
+  headers: Map<string, JsonSchema>;
 }
 
 /** Headers a documented response lists that are the transport's, never generated. */
@@ -67,15 +70,25 @@ const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'transfer-e
 const ATTEMPTS = 4;
 
 export function createAnswerer(document: Record<string, any>): Answerer {
-  const ajv = createAjv({ allErrors: false });
+  // Ajv is made on the first answer, not at start-up: most operations of a document never answer.
   const base = 'cbm-answers';
-  ajv.addSchema({ $id: base, components: document.components ?? {} });
-  const compile = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
+  let ajv: ReturnType<typeof createAjv> | undefined;
+  const compile = (schema: unknown) => {
+    if (!ajv) (ajv = createAjv({ allErrors: false })).addSchema({ $id: base, components: document.components ?? {} });
+    return ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
+  };
   const operations = new Map<string, Record<string, any>>();
   for (const item of Object.values((document.paths ?? {}) as Record<string, any>)) {
     for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && typeof (op as any).operationId === 'string') operations.set((op as any).operationId, op as Record<string, any>);
   }
   const plans = new Map<string, Plan>();
+  const defaultStatuses = new WeakMap<object, number>();
+  // The formats of the last clock reading: answers in a row mostly share one (a frozen clock always).
+  let clock: { at: number; formats: Formats } = { at: NaN, formats: {} };
+  const formatsFor = (now: Date) => {
+    if (clock.at !== now.getTime()) clock = { at: now.getTime(), formats: formatsAt(now) };
+    return clock.formats;
+  };
 
   const planFor = (operationId: string, operation: Record<string, any>, status: number): Plan => {
     const key = `${operationId} ${status}`;
@@ -83,7 +96,7 @@ export function createAnswerer(document: Record<string, any>): Answerer {
     if (plan) return plan;
     const documented = documentedAnswer(document, operation, operationId, status);
     const json = documented.media !== undefined && isJson(documented.media);
-    plan = { documented, json, namesProperties: false, fields: topLevelFields(document, documented.schema), fieldChecks: new Map() };
+    plan = { documented, json, namesProperties: false, fields: topLevelFields(document, documented.schema), fieldChecks: new Map(), headers: new Map() };
     if (documented.media !== undefined) {
       plan.generator = prepareSchema(document, documented.schema ?? {}) as JsonSchema;
       plan.namesProperties = namesProperties(plan.generator);
@@ -100,9 +113,14 @@ export function createAnswerer(document: Record<string, any>): Answerer {
   };
 
   const generateJson = (plan: Plan, req: AnswerRequest, seed: number): unknown => {
-    let answer: unknown;
+    let answer: unknown = null;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const generated = generateValue(plan.generator!, attempt ? seedOf(seed, attempt) : seed, req.now, plan.namesProperties);
+      let generated: unknown;
+      try {
+        generated = generateValue(plan.generator!, attempt ? seedOf(seed, attempt) : seed, formatsFor(req.now), plan.namesProperties);
+      } catch {
+        continue; // a schema the generator gives up on (contradictory bounds): another seed, then null
+      }
       answer = fitToRequest(generated, req, new Set(plan.fields.keys()), fits(plan));
       if (plan.validate!(answer)) return answer;
       if (answer !== generated && plan.validate!(generated)) return generated;
@@ -114,7 +132,9 @@ export function createAnswerer(document: Record<string, any>): Answerer {
     const entries = Object.entries(plan.documented.headers).flatMap(([name, header]): Array<[string, string]> => {
       const schema = (resolveRef(document, header) as Record<string, any> | undefined)?.schema;
       if (TRANSPORT_HEADERS.has(name.toLowerCase()) || !schema) return [];
-      const value = generateValue(prepareSchema(document, schema) as JsonSchema, seedOf(seed, name), now);
+      let prepared = plan.headers.get(name);
+      if (!prepared) plan.headers.set(name, (prepared = prepareSchema(document, schema) as JsonSchema));
+      const value = generateValue(prepared, seedOf(seed, name), formatsFor(now));
       return [[name, typeof value === 'string' ? value : JSON.stringify(value)]];
     });
     return entries.length ? Object.fromEntries(entries) : undefined;
@@ -122,7 +142,10 @@ export function createAnswerer(document: Record<string, any>): Answerer {
 
   return {
     answer(req) {
-      const status = req.prefer?.code ?? defaultStatus(req.operation);
+      let status = req.prefer?.code ?? defaultStatuses.get(req.operation);
+      if (status === undefined) defaultStatuses.set(req.operation, (status = defaultStatus(req.operation)));
+      // An operation documenting no status to answer without Prefer (no 2xx, no default) answers an empty 200.
+      if (req.prefer?.code === undefined && !documentedStatuses(req.operation).includes(status) && !req.operation.responses?.default) return { status, noBody: true };
       const plan = planFor(req.operationId, req.operation, status);
       const { media } = plan.documented;
       const example = pickExample(plan.documented, req.operationId, req.prefer?.example);
@@ -133,7 +156,7 @@ export function createAnswerer(document: Record<string, any>): Answerer {
       if (plan.json) return { ...answer, json: example ? structuredClone(example[1]) : generateJson(plan, req, seed) };
       if (example) return { ...answer, bytes: Buffer.from(typeof example[1] === 'string' ? example[1] : JSON.stringify(example[1])) };
       const schema = plan.documented.schema as Record<string, any> | undefined;
-      if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...answer, bytes: Buffer.from(String(generateValue(plan.generator!, seed, req.now, plan.namesProperties))) };
+      if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...answer, bytes: Buffer.from(String(generateValue(plan.generator!, seed, formatsFor(req.now), plan.namesProperties))) };
       return { ...answer, bytes: seededBytes(seed) };
     },
 

@@ -11,7 +11,8 @@
  *   `const` and the property required, and every property with a `const` (or a one-value `enum`)
  *   is required, which stays valid because that value is the only one it could have;
  * - write a `contentEncoding: base64` string as plain text: here it gets the `byte` format, whose
- *   generator (formats.ts) writes base64.
+ *   generator (formats.ts) writes base64;
+ * - draw a number past a lone large bound (numberRules).
  * Optional `writeOnly` properties are left out of answers (they are what a client writes, such as a
  * password). The schema validated against is always the document's own, never this one.
  */
@@ -58,6 +59,8 @@ const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
 const SUBSCHEMAS = ['items', 'additionalProperties', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'] as const;
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'readOnly', 'writeOnly', 'deprecated', 'example', 'examples', 'summary']);
+/** Keywords no answer is generated from (writeOnly is read, below, before it goes). */
+const UNUSED = new Set(['description', 'title', '$comment', 'readOnly', 'deprecated', 'example', 'examples', '$defs', 'definitions', 'xml', 'externalDocs', '$schema', '$id']);
 
 function prepare(context: Context, schema: unknown, path: string[]): Prepared {
   if (typeof schema === 'boolean') return schema ? {} : CUT;
@@ -65,9 +68,10 @@ function prepare(context: Context, schema: unknown, path: string[]): Prepared {
   const node = schema as Schema;
   if (typeof node.$ref === 'string') return prepareRef(context, node, path);
 
-  const out: Schema = { ...node };
-  delete out.$defs;
-  delete out.definitions;
+  // Only what generates a value is kept: the generator copies and merges every keyword of every
+  // node it walks, so a title, a description or an example costs on every answer.
+  const out: Schema = {};
+  for (const key in node) if (!UNUSED.has(key)) out[key] = node[key];
   for (const key of SUBSCHEMAS) {
     if (out[key] === undefined || typeof out[key] === 'boolean') continue;
     const sub = prepare(context, out[key], path);
@@ -101,6 +105,7 @@ function prepare(context: Context, schema: unknown, path: string[]): Prepared {
       out[key] = kept;
     }
   }
+  delete out.discriminator; // read above; the generator has no use for it
   return objectRules(out);
 }
 
@@ -153,9 +158,21 @@ function required(schema: Schema, name: string): string[] {
   return list.includes(name) ? list : [...list, name];
 }
 
+/**
+ * The generator draws a number between -1000 and 1000 where a bound is missing, even past the
+ * bound that is there (`minimum: 5000` answered 3198): the missing bound is set 1000 beyond it.
+ */
+function numberRules(out: Schema): void {
+  const low = typeof out.exclusiveMinimum === 'number' ? out.exclusiveMinimum : out.minimum;
+  const high = typeof out.exclusiveMaximum === 'number' ? out.exclusiveMaximum : out.maximum;
+  if (typeof low === 'number' && high === undefined && low >= 1000) out.maximum = low + 1000;
+  if (typeof high === 'number' && low === undefined && high <= -1000) out.minimum = high - 1000;
+}
+
 /** A `const` property required, an optional `writeOnly` one left out, base64 text as base64. */
 function objectRules(out: Schema): Schema {
   if (out.contentEncoding === 'base64' && out.format === undefined) out.format = 'byte';
+  numberRules(out);
   if (!out.properties) return out;
   const properties = out.properties as Schema;
   let req: string[] = Array.isArray(out.required) ? out.required : [];
