@@ -56,23 +56,26 @@ describe('every generated answer is valid for its schema', () => {
     const answerer = createAnswerer(document);
     const failures: string[] = [];
     const json = fc.jsonValue({ maxDepth: 2 });
+    // Sent fields named like answer fields, with values of any type, so fitting them is tried.
+    const names = [...new Set(Object.values(document.components.schemas as Record<string, any>).flatMap((schema) => Object.keys(schema.properties ?? {})))];
+    const body = fc.dictionary(fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })), fc.oneof(json, fc.boolean(), fc.constant(null)), { maxKeys: 6 });
     fc.assert(
-      fc.property(fc.constantFrom(...JSON_ANSWERS), fc.oneof(fc.integer(), fc.string()), fc.string({ minLength: 1, maxLength: 12 }), fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }), ({ op, status }, seed, param, body) => {
+      fc.property(fc.constantFrom(...JSON_ANSWERS), fc.oneof(fc.integer(), fc.string()), fc.string({ minLength: 1, maxLength: 12 }), body, ({ op, status }, seed, param, body) => {
         const pathParams = Object.fromEntries(pathParamsOf(op).map((name) => [name, param]));
         const answer = answerer.answer(request(op, { seed, pathParams, query: { q: param }, sentBody: body, prefer: { code: status }, newId: (field) => `new-${field}` }));
         expect(answer.status).toBe(status);
         const validate = validatorFor(op, status);
         if (!validate(answer.json)) failures.push(`${op.operationId} ${status} seed ${JSON.stringify(seed)}: ${ajv.errorsText(validate.errors)}`);
       }),
-      { seed: SEED, numRuns: 3000 },
+      { seed: SEED, numRuns: 1500 },
     );
     expect(failures).toEqual([]);
   });
 
-  test('every operation with a JSON answer, 200 seeds each, its default status', () => {
+  test('every operation with a JSON answer, 100 seeds each, its default status', () => {
     const answerer = createAnswerer(document);
     const failures = OPERATIONS.flatMap((op) =>
-      Array.from({ length: 200 }, (_, seed) => answerer.answer(request(op, { seed }))).flatMap((answer) => {
+      Array.from({ length: 100 }, (_, seed) => answerer.answer(request(op, { seed }))).flatMap((answer) => {
         if (answer.json === undefined) return [];
         const validate = validatorFor(op, answer.status);
         return validate(answer.json) ? [] : [`${op.operationId}: ${ajv.errorsText(validate.errors)}`];
