@@ -103,5 +103,6 @@ describe('the pin check', () => {
     expect(answerer.validateAnswer('personas_delete', 204, undefined)).toBeUndefined();
     expect(answerer.validateAnswer('personas_delete', 418, {})).toMatch(/418/);
     expect(answerer.validateAnswer('no_such_op', 200, {})).toMatch(/no_such_op/);
+    expect(answerer.bodyFor('agents_run', 418)).toBeUndefined();
   });
 });

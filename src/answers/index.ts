@@ -70,7 +70,7 @@ const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'transfer-e
 const ATTEMPTS = 4;
 
 export function createAnswerer(document: Record<string, any>): Answerer {
-  // Ajv is made on the first answer, not at start-up: most operations of a document never answer.
+  // Ajv is loaded and made on the first answer, not when the answerer is: it is the dearest part of a start.
   const base = 'cbm-answers';
   let ajv: ReturnType<typeof createAjv> | undefined;
   const compile = (schema: unknown) => {
@@ -82,7 +82,7 @@ export function createAnswerer(document: Record<string, any>): Answerer {
     for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && typeof (op as any).operationId === 'string') operations.set((op as any).operationId, op as Record<string, any>);
   }
   const plans = new Map<string, Plan>();
-  const defaultStatuses = new WeakMap<object, number>();
+  const defaultStatuses = new WeakMap<object, number | undefined>();
   // The formats of the last clock reading: answers in a row mostly share one (a frozen clock always).
   let clock: { at: number; formats: Formats } = { at: NaN, formats: {} };
   const formatsFor = (now: Date) => {
@@ -140,31 +140,46 @@ export function createAnswerer(document: Record<string, any>): Answerer {
     return entries.length ? Object.fromEntries(entries) : undefined;
   };
 
+  /** The status answered without `Prefer: code`, or undefined when the operation documents none to answer. */
+  const statusOf = (operation: Record<string, any>): number | undefined => {
+    if (!defaultStatuses.has(operation)) {
+      const status = defaultStatus(operation);
+      defaultStatuses.set(operation, documentedStatuses(operation).includes(status) || operation.responses?.default ? status : undefined);
+    }
+    return defaultStatuses.get(operation);
+  };
+
+  const answer = (req: AnswerRequest): GeneratedAnswer => {
+    const status = req.prefer?.code ?? statusOf(req.operation);
+    // An operation documenting no status to answer without Prefer (no 2xx, no default) answers an empty 200.
+    if (status === undefined) return { status: 200, noBody: true };
+    const plan = planFor(req.operationId, req.operation, status);
+    const { media } = plan.documented;
+    const example = pickExample(plan.documented, req.operationId, req.prefer?.example);
+    if (media === undefined) return { status, noBody: true };
+    const seed = seedOf(req.seed, req.operationId, status, req.pathParams, req.query, req.sentBody ?? null);
+    const headers = headersOf(plan, seed, req.now);
+    const head: GeneratedAnswer = { status, contentType: sentType(media), ...(headers && { headers }) };
+    if (plan.json) return { ...head, json: example ? structuredClone(example[1]) : generateJson(plan, req, seed) };
+    if (example) return { ...head, bytes: Buffer.from(typeof example[1] === 'string' ? example[1] : JSON.stringify(example[1])) };
+    const schema = plan.documented.schema as Record<string, any> | undefined;
+    if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...head, bytes: Buffer.from(String(generateValue(plan.generator!, seed, formatsFor(req.now), plan.namesProperties))) };
+    return { ...head, bytes: seededBytes(seed) };
+  };
+
   return {
-    answer(req) {
-      let status = req.prefer?.code ?? defaultStatuses.get(req.operation);
-      if (status === undefined) defaultStatuses.set(req.operation, (status = defaultStatus(req.operation)));
-      // An operation documenting no status to answer without Prefer (no 2xx, no default) answers an empty 200.
-      if (req.prefer?.code === undefined && !documentedStatuses(req.operation).includes(status) && !req.operation.responses?.default) return { status, noBody: true };
-      const plan = planFor(req.operationId, req.operation, status);
-      const { media } = plan.documented;
-      const example = pickExample(plan.documented, req.operationId, req.prefer?.example);
-      if (media === undefined) return { status, noBody: true };
-      const seed = seedOf(req.seed, req.operationId, status, req.pathParams, req.query, req.sentBody ?? null);
-      const headers = headersOf(plan, seed, req.now);
-      const answer: GeneratedAnswer = { status, contentType: sentType(media), ...(headers && { headers }) };
-      if (plan.json) return { ...answer, json: example ? structuredClone(example[1]) : generateJson(plan, req, seed) };
-      if (example) return { ...answer, bytes: Buffer.from(typeof example[1] === 'string' ? example[1] : JSON.stringify(example[1])) };
-      const schema = plan.documented.schema as Record<string, any> | undefined;
-      if (isText(media) && schema?.type === 'string' && schema.format !== 'binary') return { ...answer, bytes: Buffer.from(String(generateValue(plan.generator!, seed, formatsFor(req.now), plan.namesProperties))) };
-      return { ...answer, bytes: seededBytes(seed) };
-    },
+    answer,
 
     bodyFor(operationId, status) {
       const operation = operations.get(operationId);
       if (!operation) return undefined;
-      const answer = this.answer({ operation, operationId, pathParams: {}, query: {}, seed: 0, now: new Date(0), prefer: { code: status } });
-      return answer.json ?? (answer.bytes ? answer.bytes.toString('utf8') : undefined);
+      try {
+        const given = answer({ operation, operationId, pathParams: {}, query: {}, seed: 0, now: new Date(0), prefer: { code: status } });
+        return given.json ?? (given.bytes ? given.bytes.toString('utf8') : undefined);
+      } catch (error) {
+        if (error instanceof PreferError) return undefined; // a status the operation does not document
+        throw error;
+      }
     },
 
     validateAnswer(operationId, status, body) {
