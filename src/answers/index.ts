@@ -59,6 +59,7 @@ interface Plan {
   validate?: ValidateFunction;
   /** The top-level fields of the answer's schema, each with its validator compiled on first use. */
   fields: Map<string, Record<string, any>>;
+  fieldNames: ReadonlySet<string>;
   fieldChecks: Map<string, ValidateFunction>;
   /** Documented headers' schemas, prepared on first use. */
   headers: Map<string, JsonSchema>;
@@ -96,7 +97,8 @@ export function createAnswerer(document: Record<string, any>): Answerer {
     if (plan) return plan;
     const documented = documentedAnswer(document, operation, operationId, status);
     const json = documented.media !== undefined && isJson(documented.media);
-    plan = { documented, json, namesProperties: false, fields: topLevelFields(document, documented.schema), fieldChecks: new Map(), headers: new Map() };
+    const fields = topLevelFields(document, documented.schema);
+    plan = { documented, json, namesProperties: false, fields, fieldNames: new Set(fields.keys()), fieldChecks: new Map(), headers: new Map() };
     if (documented.media !== undefined) {
       plan.generator = prepareSchema(document, documented.schema ?? {}) as JsonSchema;
       plan.namesProperties = namesProperties(plan.generator);
@@ -121,7 +123,7 @@ export function createAnswerer(document: Record<string, any>): Answerer {
       } catch {
         continue; // a schema the generator gives up on (contradictory bounds): another seed, then null
       }
-      answer = fitToRequest(generated, req, new Set(plan.fields.keys()), fits(plan));
+      answer = fitToRequest(generated, req, plan.fieldNames, fits(plan));
       if (plan.validate!(answer)) return answer;
       if (answer !== generated && plan.validate!(generated)) return generated;
     }
