@@ -26,6 +26,9 @@ import { loadMulter } from './http/body.js';
 import { requestHost } from './http/request-target.js';
 import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch.js';
 import { Faults } from './records/faults.js';
+import { Pins } from './records/pins.js';
+import { scenarioPinsProblem } from './control-plane/pin-checks.js';
+import { ScenarioError, scenarioPath } from './scenarios/scenario.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './records/journal.js';
 import { notFound, unexpectedError } from './app/error-handlers.js';
 import { proxyDeps, responseValidator } from './app/proxy-deps.js';
@@ -39,6 +42,8 @@ export interface MockRuntime {
   document: OpenApiDocument;
   journal: Journal;
   faults: Faults;
+  /** Pinned answers of the operations a --spec document adds: the scenario's and those added at run time. */
+  pins: Pins;
   coverage: Coverage;
   /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
   warm(stopped?: () => boolean): Promise<void>;
@@ -106,11 +111,22 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);
-  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
+  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
+  const pinChecks = { pins };
+  const pinsProblem = scenarioPinsProblem(pinChecks, store.scenario.pins);
+  if (pinsProblem) {
+    if (!options.store) await store.close();
+    const line = `scenario file ${scenarioPath(store.scenario.ref, options.cwd)}: ${pinsProblem}`;
+    throw new StartupError(line, { cause: new ScenarioError(line) });
+  }
+  pins.loadScenario(store.scenario.pins);
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over
+  // (the pins with the active scenario's).
   const clearRunRecords = () => {
     journal.clear();
     faults.clear();
     coverage.clear();
+    pins.loadScenario(store.scenario.pins);
   };
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
@@ -171,6 +187,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       clearRunRecords,
       journal,
       faults,
+      ...pinChecks,
       coverage,
       adminToken: options.adminToken,
       guard: crossSiteRefusal,
@@ -202,6 +219,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     document,
     journal,
     faults,
+    pins,
     coverage,
     warm: async (stopped?: () => boolean) => {
       // The service's validators only: the control plane's compile on its first use, which
