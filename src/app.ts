@@ -53,7 +53,8 @@ export interface MockRuntime {
   flushRecording?: () => Promise<void>;
   /**
    * Resets one principal's workspace, or everything a test can change: the clock (back to its
-   * state when the mock started), every workspace, the journal, the faults and the coverage.
+   * state when the mock started), every workspace, the journal, the faults, the coverage and the
+   * pins (those added at run time go, the scenario's come back).
    */
   reset(principal?: string): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */

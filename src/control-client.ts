@@ -40,7 +40,8 @@ export interface MockControl {
   readonly url: string;
   /**
    * Without a principal: the clock back to its state at start, every workspace back to the
-   * scenario, journal, faults and coverage cleared. With one: only that principal's workspace.
+   * scenario, journal, faults, coverage and the pins added at run time cleared. With one: only
+   * that principal's workspace.
    */
   reset(principal?: string): Promise<void>;
   clock: {

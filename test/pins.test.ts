@@ -13,6 +13,8 @@ import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import type { MockOptions } from '../src/options.js';
 import { FIXTURES, ROOT, bearer, testApp } from './helpers.js';
+import { codeBlocks, section } from './doc-pages.js';
+import { readScenarioFile } from '../src/scenarios/scenario.js';
 
 /** The project's own stand-in for the service's published document (test/fixtures/whole-service). */
 const SPEC = join(FIXTURES, 'whole-service', 'service.openapi.json');
@@ -105,6 +107,18 @@ describe("a scenario file's pins", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/\$\.pins\[0\] operationId "getSecret" is one of the mock's built-in operations/);
     expect(lines[0]).toContain(file);
+  });
+
+  test('the pins example in docs/scenarios.md is a valid scenario file; with --spec its pins answer (once core is merged)', async () => {
+    const file = join(dir, 'docs-example.json');
+    writeFileSync(file, codeBlocks(section('docs/scenarios.md', 'Pinned answers in a scenario file'), 'json')[0]);
+    const example = await readScenarioFile(file);
+    expect(example.pins).toHaveLength(2);
+    app = await withSpec({ scenario: file });
+    const token = bearer('sk_test_mine');
+    expect((await request(app).get('/sessions/sess_gone').set(token)).body).toEqual({ detail: 'Session sess_gone not found' });
+    expect((await request(app).get('/usage/pricing')).body).toEqual(example.pins![1].body);
+    expect((await request(app).get('/usage/pricing')).body).not.toEqual(example.pins![1].body);
   });
 
   test('switching to a file whose pins cannot answer is a 422 and leaves the scenario as it was', async () => {

@@ -210,7 +210,8 @@ class MockControl:
 
     def reset(self, principal: Optional[str] = None) -> None:
         """Without a principal: the clock back to its state at start, every workspace back to the
-        scenario, journal, faults and coverage cleared. With one: only that principal's workspace."""
+        scenario, journal, faults, coverage and the pins added at run time cleared. With one: only
+        that principal's workspace."""
         self._call("POST", "/reset", query={"principal": principal})
 
     def requests(
