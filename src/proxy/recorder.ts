@@ -9,8 +9,9 @@ import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { OperationId } from '../generated/service-api.js';
 import { isoTime, type Clock } from '../primitives/clock.js';
-import type { ScenarioFile, ScenarioFileRecord, ScenarioPin } from '../scenarios/scenario.js';
+import type { ScenarioFile, ScenarioFileRecord } from '../scenarios/scenario.js';
 import { seededBytes, sha256Hex } from '../scenarios/seeded-content.js';
+import { RecordedPins } from './recorded-pins.js';
 
 /** What a recording gives `--auth strict` instead of the tokens it never keeps (docs/real-service.md). */
 export const RECORDED_USER = { username: 'recorded@cloud-browser-mock.invalid', password: 'recorded' };
@@ -62,11 +63,8 @@ export class Recorder {
   #values = new Map<string, string>();
   /** Sessions whose actions came from an answer without inferred response formats. */
   #plainActions = new Set<string>();
-  /**
-   * The last answer of each operation a --spec document adds, per path parameter values: replayed
-   * as the scenario's pins, since those operations keep no state for the recording to hold.
-   */
-  #pins = new Map<string, ScenarioPin>();
+  /** The answers of the operations a --spec document adds, as pins. */
+  #pins = new RecordedPins();
   #dirty = false;
   #writing: Promise<void> | null = null;
 
@@ -209,25 +207,12 @@ export class Recorder {
   observe(o: Observed): void {
     const ok = o.status >= 200 && o.status < 300;
     if (!ok) return;
-    if (!Object.hasOwn(this.#steps, o.operationId)) return this.#pin(o);
+    // Not one of the built-in operations: one a --spec document adds.
+    if (!Object.hasOwn(this.#steps, o.operationId)) {
+      if (this.#pins.observe(o)) this.schedule();
+      return;
+    }
     if (this.#steps[o.operationId as OperationId](o, (o.json ?? {}) as Json)) this.schedule();
-  }
-
-  /**
-   * An added operation's answer as a pin for its path parameter values. A JSON answer keeps its
-   * body, a 204 none; any other (a download's bytes) is not pinned: the mock's generated answer
-   * of that media type stands in for it.
-   */
-  #pin(o: Observed): void {
-    if (o.json === undefined && o.status !== 204) return;
-    const params = Object.keys(o.pathParams).sort().map((k) => [k, o.pathParams[k]] as const);
-    const pin: ScenarioPin = { operationId: o.operationId, status: o.status };
-    if (o.json !== undefined) pin.body = o.json;
-    if (params.length) pin.path_params = Object.fromEntries(params);
-    const key = JSON.stringify([o.operationId, params]);
-    // The latest answer wins, in the place of the first: the file stays in the order first seen.
-    this.#pins.set(key, pin);
-    this.schedule();
   }
 
   /** The scenario as it stands; `generated_at` is now, and every timestamp is the service's own. */
@@ -249,7 +234,7 @@ export class Recorder {
       mailboxes: [...this.#mailboxes.values()],
       secrets: [...this.#secrets.values()],
       // Absent rather than empty: a recording of the built-in operations only stays as it was.
-      ...(this.#pins.size ? { pins: [...this.#pins.values()] } : {}),
+      ...(this.#pins.list().length ? { pins: this.#pins.list() } : {}),
     };
   }
 
