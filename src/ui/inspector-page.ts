@@ -106,7 +106,7 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 </section>
 <section id="panel-workspaces" role="tabpanel" aria-labelledby="tab-workspaces" hidden>
 <h2>Workspaces</h2>
-<div class="bar"><button type="button" id="ws-refresh">Refresh</button><button type="button" id="ws-reset-all">Reset all (also clears journal, faults, coverage)</button></div>
+<div class="bar"><button type="button" id="ws-refresh">Refresh</button><button type="button" id="ws-reset-all">Reset all (also clears journal, faults, coverage, run-time pins)</button></div>
 <div id="ws-list"></div>
 <div id="ws-detail"></div>
 </section>
