@@ -77,6 +77,7 @@ test('ids keep growing across clears and resets', () => {
 test.each([
   [{ operationId: 'listSecrets', status: 200 }, /built-in operations/],
   [{ operationId: 'session_stat', status: 200 }, /unknown operationId "session_stat" — did you mean session_status\? a pin names one of the added operations: session_status, usage_pricing/],
+  [{ operationId: '*', status: 200 }, /unknown operationId "\*" a pin names one of the added operations: session_status, usage_pricing$/],
   [{ operationId: 'usage_pricing', status: 201 }, /status 201 is not one usage_pricing documents \(it documents 200\)/],
   [{ operationId: 'usage_pricing', status: 200, path_params: { id: 'x' } }, /usage_pricing has no path parameter "id" \(it has no path parameters\)/],
 ])('a pin that could never answer (%j) is refused, and a scenario\'s names its index', (spec, message) => {

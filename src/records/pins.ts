@@ -63,7 +63,7 @@ export class Pins {
     const op = this.#operations.get(id);
     if (!op) {
       if (added.length === 0) return `unknown operationId ${JSON.stringify(id)}: the served document adds no operations to pin (start the mock with --spec to serve a document of your own)`;
-      return unknownOperationProblem(id, added)!.replace('operationId must be * or one of', 'a pin names one of the added operations:');
+      return unknownOperationProblem(id, added, { star: false, listed: 'a pin names one of the added operations:' });
     }
     if (op.statuses?.length && !documents(op.statuses, spec.status)) {
       return `status ${spec.status} is not one ${id} documents (it documents ${op.statuses.join(', ')})`;
@@ -80,10 +80,12 @@ export class Pins {
   #make(spec: PinSpec, source: Pin['source']): Pin {
     const problem = this.problem(spec);
     if (problem) throw new PinError(problem);
-    const pin: Pin = {
+    return {
       id: `pin_${this.#next++}`,
       operationId: spec.operationId,
       status: spec.status,
+      // An absent body stays absent (the generated one answers); `null` is a body.
+      ...(spec.body !== undefined ? { body: structuredClone(spec.body) } : {}),
       headers: { ...(spec.headers ?? {}) },
       path_params: spec.path_params ? { ...spec.path_params } : null,
       principal: spec.principal ?? null,
@@ -91,9 +93,6 @@ export class Pins {
       hits: 0,
       source,
     };
-    // An absent body stays absent (the generated one answers); `null` is a body.
-    if (spec.body !== undefined) pin.body = structuredClone(spec.body);
-    return pin;
   }
 
   /** Adds a run-time pin; throws a PinError naming why when it could never answer. */
