@@ -28,7 +28,7 @@ import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch
 import { Faults } from './records/faults.js';
 import { Pins } from './records/pins.js';
 import { scenarioPinsProblem } from './control-plane/pin-checks.js';
-import { ScenarioError, scenarioPath } from './scenarios/scenario.js';
+import { ScenarioError, scenarioPath, type LoadedScenario } from './scenarios/scenario.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './records/journal.js';
 import { notFound, unexpectedError } from './app/error-handlers.js';
 import { proxyDeps, responseValidator } from './app/proxy-deps.js';
@@ -107,19 +107,21 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document);
   const proxy = await proxyDeps(options, document, validator, clock, logger);
+  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
+  const pinChecks = { pins };
+  // Checked as the scenario loads, before a data directory is made for it.
+  const acceptScenario = (scenario: LoadedScenario) => {
+    const problem = scenarioPinsProblem(pinChecks, scenario.pins);
+    if (!problem) return;
+    const line = `scenario file ${scenarioPath(scenario.ref, options.cwd)}: ${problem}`;
+    throw new StartupError(line, { cause: new ScenarioError(line) });
+  };
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
-  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted') }));
+  if (options.store) acceptScenario(options.store.scenario);
+  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted'), acceptScenario }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);
-  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
-  const pinChecks = { pins };
-  const pinsProblem = scenarioPinsProblem(pinChecks, store.scenario.pins);
-  if (pinsProblem) {
-    if (!options.store) await store.close();
-    const line = `scenario file ${scenarioPath(store.scenario.ref, options.cwd)}: ${pinsProblem}`;
-    throw new StartupError(line, { cause: new ScenarioError(line) });
-  }
   pins.loadScenario(store.scenario.pins);
   // What a run leaves besides workspaces; a full reset and a scenario switch both start it over
   // (the pins with the active scenario's).

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -99,14 +99,16 @@ describe("a scenario file's pins", () => {
     await expect(testApp({ scenario: file })).rejects.toThrow(`scenario file ${file}`);
   });
 
-  test('the command exits 2 with one line when a pin names a built-in operation', () => {
+  test('the command exits 2 with one line when a pin names a built-in operation, and makes no data directory', () => {
     const file = scenarioWithPins('cli-bad-pins', [{ operationId: 'getSecret', status: 200 }]);
-    const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'bin', 'cli.js'), '--port', '0', '--scenario', file], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'bin', 'cli.js'), '--port', '0', '--data-dir', 'data', '--scenario', file], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     expect(run.status).toBe(2);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/\$\.pins\[0\] operationId "getSecret" is one of the mock's built-in operations/);
     expect(lines[0]).toContain(file);
+    // Refused before a data directory was made for it.
+    expect(existsSync(join(dir, 'data'))).toBe(false);
   });
 
   test('the pins example in docs/scenarios.md is a valid scenario file; with --spec its pins answer (once core is merged)', async () => {

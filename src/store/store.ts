@@ -90,6 +90,7 @@ export class Store {
     const loadedAt = opts.clock.now();
     const schema = new ScenarioSchema();
     let scenario = await loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
+    opts.acceptScenario?.(scenario);
     const blobOptions = { collectYoungGarbage: opts.gcDuringUploads ? youngGarbageCollector() : undefined };
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
