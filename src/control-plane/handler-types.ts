@@ -28,7 +28,8 @@ export interface ControlPlaneDeps {
   pins: Pins;
   /**
    * Why `body` is not an answer `operationId` documents for `status` (one line naming the path in
-   * the body), or undefined when it is; absent: pinned bodies are not checked.
+   * the body), or undefined when it is; absent: pinned bodies are not checked. Only asked about a
+   * pin that has a body.
    */
   checkPinBody?: (operationId: string, status: number, body: unknown) => string | undefined;
   coverage: Coverage;
