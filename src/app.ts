@@ -30,6 +30,8 @@ import { loadMulter } from './http/body.js';
 import { requestHost } from './http/request-target.js';
 import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch.js';
 import { Faults } from './records/faults.js';
+import { scenarioPinsProblem } from './control-plane/pin-checks.js';
+import { ScenarioError, scenarioPath, type LoadedScenario } from './scenarios/scenario.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './records/journal.js';
 import { notFound, unexpectedError } from './app/error-handlers.js';
 import { proxyDeps, responseValidator } from './app/proxy-deps.js';
@@ -43,9 +45,9 @@ export interface MockRuntime {
   document: OpenApiDocument;
   journal: Journal;
   faults: Faults;
-  coverage: Coverage;
-  /** Pinned answers of the operations a --spec document adds. */
+  /** Pinned answers of the operations a --spec document adds: the scenario's and those added at run time. */
   pins: Pins;
+  coverage: Coverage;
   /** With --spec: the generator answering the added operations (over `document`, the union). */
   answerer?: Answerer;
   /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
@@ -56,7 +58,8 @@ export interface MockRuntime {
   flushRecording?: () => Promise<void>;
   /**
    * Resets one principal's workspace, or everything a test can change: the clock (back to its
-   * state when the mock started), every workspace, the journal, the faults and the coverage.
+   * state when the mock started), every workspace, the journal, the faults, the coverage and the
+   * pins (those added at run time go, the scenario's come back).
    */
   reset(principal?: string): Promise<void>;
   /** Closes the store: flushes pending writes, removes in-memory blobs. */
@@ -116,17 +119,29 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference');
   const proxy = await proxyDeps(options, document, validator, clock, logger);
+  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
+  const pinChecks = { pins, checkPinBody: answerer ? (operationId: string, status: number, body: unknown) => answerer.validateAnswer(operationId, status, body) : undefined };
+  // Checked as the scenario loads, before a data directory is made for it.
+  const acceptScenario = (scenario: LoadedScenario) => {
+    const problem = scenarioPinsProblem(pinChecks, scenario.pins);
+    if (!problem) return;
+    const line = `scenario file ${scenarioPath(scenario.ref, options.cwd)}: ${problem}`;
+    throw new StartupError(line, { cause: new ScenarioError(line) });
+  };
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
-  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted') }));
+  if (options.store) acceptScenario(options.store.scenario);
+  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted'), acceptScenario }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
   const coverage = new Coverage(operations);
-  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
-  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
+  pins.loadScenario(store.scenario.pins);
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over
+  // (the pins with the active scenario's).
   const clearRunRecords = () => {
     journal.clear();
     faults.clear();
     coverage.clear();
+    pins.loadScenario(store.scenario.pins);
   };
   const reset = async (principal?: string) => {
     if (principal !== undefined) return store.reset(principal);
@@ -188,6 +203,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       clearRunRecords,
       journal,
       faults,
+      ...pinChecks,
       coverage,
       adminToken: options.adminToken,
       guard: crossSiteRefusal,
@@ -219,8 +235,8 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     document,
     journal,
     faults,
-    coverage,
     pins,
+    coverage,
     answerer,
     warm: async (stopped?: () => boolean) => {
       // The service's validators only: the control plane's compile on its first use, which

@@ -7,6 +7,7 @@
  */
 import type { CoverageReport } from './control-plane/coverage.js';
 import type { Fault, FaultSpec } from './records/faults.js';
+import type { Pin, PinSpec } from './records/pins.js';
 import type { JournalEntry, JournalFilter } from './records/journal.js';
 import type { exportSnapshot } from './control-plane/snapshots.js';
 import type { DriftRecord } from './proxy/drift.js';
@@ -39,7 +40,8 @@ export interface MockControl {
   readonly url: string;
   /**
    * Without a principal: the clock back to its state at start, every workspace back to the
-   * scenario, journal, faults and coverage cleared. With one: only that principal's workspace.
+   * scenario, journal, faults, coverage and the pins added at run time cleared. With one: only
+   * that principal's workspace.
    */
   reset(principal?: string): Promise<void>;
   clock: {
@@ -57,6 +59,20 @@ export interface MockControl {
     list(): Promise<Fault[]>;
     /** Throws a MockControlError with status 404 for an unknown id. */
     remove(id: string): Promise<void>;
+    clear(): Promise<void>;
+  };
+  /** Fixed answers for the operations a `--spec` document adds (the built-in ones have state and faults). */
+  pins: {
+    /**
+     * `{ operationId, status, body?, headers?, path_params?, principal?, times? }`; a body the
+     * operation's schema refuses for that status, an unknown or a built-in operation: MockControlError 422.
+     */
+    add(spec: PinSpec): Promise<Pin>;
+    /** Every pin in the order they are tried: those added at run time newest first, then the scenario's. */
+    list(): Promise<Pin[]>;
+    /** Throws a MockControlError with status 404 for an unknown id; a scenario's pin is back after a reset. */
+    remove(id: string): Promise<void>;
+    /** Removes the pins added at run time; the scenario's stay. */
     clear(): Promise<void>;
   };
   /** The request journal, newest first, optionally filtered. */
@@ -134,6 +150,12 @@ export function controlClient(url: string, options: ControlOptions = {}): MockCo
       list: async () => (await call<{ items: Fault[] }>('GET', '/faults')).items,
       remove: (id) => call('DELETE', `/faults/${enc(id)}`),
       clear: () => call('DELETE', '/faults'),
+    },
+    pins: {
+      add: (spec) => call('POST', '/pins', spec),
+      list: async () => (await call<{ items: Pin[] }>('GET', '/pins')).items,
+      remove: (id) => call('DELETE', `/pins/${enc(id)}`),
+      clear: () => call('DELETE', '/pins'),
     },
     requests: async (filter = {}) => {
       const since = filter.since instanceof Date ? filter.since.toISOString() : filter.since;

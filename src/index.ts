@@ -17,6 +17,7 @@ export {
   type WorkspaceSnapshot,
 } from './control-client.js';
 export { UnknownOperationError, type Fault, type FaultSpec } from './records/faults.js';
+export type { Pin, PinSpec } from './records/pins.js';
 export type { JournalEntry } from './records/journal.js';
 export type { CoverageReport } from './control-plane/coverage.js';
 export type { MockOptions } from './options.js';

@@ -12,7 +12,7 @@ import type { StoreOptions } from '../store/store-options.js';
  * What only createApp knows: whether a proxy runs (then the store is never used) and its log;
  * and what only the benchmark sets: compaction of the change logs held off (`compactLogs: false`).
  */
-export interface StoreSetup extends Pick<StoreOptions, 'compactLogs' | 'onCompaction'> {
+export interface StoreSetup extends Pick<StoreOptions, 'compactLogs' | 'onCompaction' | 'acceptScenario'> {
   proxy?: boolean;
   warn?: (line: string) => void;
 }
@@ -30,7 +30,7 @@ export interface StoreSetup extends Pick<StoreOptions, 'compactLogs' | 'onCompac
  * const app = await createApp({ store });
  * ```
  */
-export function createStore(options: MockOptions = {}, { proxy = false, warn, compactLogs, onCompaction }: StoreSetup = {}): Promise<Store> {
+export function createStore(options: MockOptions = {}, { proxy = false, warn, compactLogs, onCompaction, acceptScenario }: StoreSetup = {}): Promise<Store> {
   return Store.open({
     // A proxy never uses the local store: kept in memory, so no data directory is made or touched.
     inMemory: proxy ? true : (options.inMemory ?? !options.dataDir),
@@ -45,5 +45,6 @@ export function createStore(options: MockOptions = {}, { proxy = false, warn, co
     gcDuringUploads: options.gcDuringUploads,
     compactLogs,
     onCompaction,
+    acceptScenario,
   });
 }

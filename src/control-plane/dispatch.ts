@@ -21,6 +21,7 @@ import { RequestContext, readBody, reply, runStages, validate, type Composition,
 import { createOpenApiValidator } from '../validation/eov.js';
 import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './runtime-handlers.js';
+import { pinHandlers } from './pin-handlers.js';
 import { controlHandlerFor, type ControlHandlerMap, type ControlPlaneDeps } from './handler-types.js';
 import { workspaceHandlers } from './workspace-handlers.js';
 import { inspectorHandlers } from './ui-api.js';
@@ -40,7 +41,7 @@ export const MAX_IMPORT_BODY = 256 * 1024 * 1024;
 export const MAX_CONTROL_BODY = 1024 * 1024;
 
 /** One handler per operationId of control-plane.openapi.json, by concern: a missing one fails to compile. */
-const handlers: ControlHandlerMap = { ...runtimeHandlers, ...workspaceHandlers, ...inspectorHandlers };
+const handlers: ControlHandlerMap = { ...runtimeHandlers, ...pinHandlers, ...workspaceHandlers, ...inspectorHandlers };
 
 export type ControlPlane = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 

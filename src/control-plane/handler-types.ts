@@ -16,6 +16,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../primitives/clock.js';
 import type { Coverage } from './coverage.js';
 import type { Faults } from '../records/faults.js';
+import type { Pins } from '../records/pins.js';
 import type { Journal } from '../records/journal.js';
 
 export interface ControlPlaneDeps {
@@ -23,6 +24,14 @@ export interface ControlPlaneDeps {
   clock: Clock;
   journal: Journal;
   faults: Faults;
+  /** Pinned answers of the operations a --spec document adds (pin-handlers.ts). */
+  pins: Pins;
+  /**
+   * Why `body` is not an answer `operationId` documents for `status` (one line naming the path in
+   * the body), or undefined when it is; absent: pinned bodies are not checked. Only asked about a
+   * pin that has a body.
+   */
+  checkPinBody?: (operationId: string, status: number, body: unknown) => string | undefined;
   coverage: Coverage;
   /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
   reset(principal?: string): Promise<void>;

@@ -9,6 +9,7 @@ import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-junit.js';
+import { scenarioPinsProblem } from './pin-checks.js';
 import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
 import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
@@ -45,7 +46,11 @@ export const runtimeHandlers = {
     }
     const seed = b.seed ?? ctx.deps.store.seed;
     try {
-      await ctx.deps.store.switchScenario(ref, seed);
+      // A file whose pins could never answer is refused before anything changes.
+      await ctx.deps.store.switchScenario(ref, seed, (scenario) => {
+        const problem = scenarioPinsProblem(ctx.deps, scenario.pins);
+        if (problem) throw unprocessable(`scenario file ${b.path ?? ref}: ${problem}`);
+      });
     } catch (e) {
       if (e instanceof HttpError) throw e;
       throw unprocessable((e as Error).message);

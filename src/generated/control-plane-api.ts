@@ -28,6 +28,10 @@ export const OPERATION_IDS = [
   "listFaults",
   "clearFaults",
   "deleteFault",
+  "addPin",
+  "listPins",
+  "clearPins",
+  "deletePin",
   "getCoverage",
   "getDrift",
   "clearDrift",
@@ -218,6 +222,40 @@ export interface Schemas {
     probability: number;
     principal: string | null;
     hits: number;
+  };
+  /** A fixed answer for an operation a --spec document adds (the built-in operations keep state; use a fault for them). */
+  PinRequest: {
+    /** An operationId the --spec document adds (not one of the built-in operations) */
+    operationId: string;
+    /** A status the operation documents */
+    status: number;
+    /** The JSON answer, valid for the operation's schema for that status (a 422 names where it is not). Absent: the body generated for that status; none for a status without content */
+    body?: unknown;
+    /** Added to the answer. Header names and values as HTTP allows; not the framing headers Connection, Content-Length, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade */
+    headers?: Record<string, string>;
+    /** Only requests with these path parameter values (absent: any) */
+    path_params?: Record<string, string>;
+    /** Only this principal's requests (absent: any caller) */
+    principal?: string;
+    /** Absent: until removed or reset */
+    times?: number;
+  };
+  Pin: {
+    /** pin_N; ids keep growing across resets */
+    id: string;
+    operationId: string;
+    status: number;
+    /** Absent: the generated body for status */
+    body?: unknown;
+    headers: Record<string, string>;
+    path_params: Record<string, string> | null;
+    principal: string | null;
+    /** Answers left; null: until removed or reset */
+    times: number | null;
+    /** How often it answered */
+    hits: number;
+    /** scenario: from the scenario file, back after every reset; runtime: added through the control plane, gone after a reset */
+    source: "scenario" | "runtime";
   };
   CoverageReport: {
     operations: Array<{
@@ -777,6 +815,86 @@ export interface Operations {
         "application/json": Schemas["HTTPError"];
       };
       /** Fault not found */
+      404: {
+        "application/json": Schemas["HTTPError"];
+      };
+    };
+  };
+  /** POST /__mock/pins: Pin an added operation's answer */
+  addPin: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: Schemas["PinRequest"];
+    upload: never;
+    responses: {
+      /** OK */
+      201: {
+        "application/json": Schemas["Pin"];
+      };
+      /** Admin token required (--admin-token) */
+      401: {
+        "application/json": Schemas["HTTPError"];
+      };
+      /** Validation error, an unknown or built-in operation, or a body not valid for the operation's schema */
+      422: {
+        "application/json": Schemas["ControlValidationError"];
+      };
+    };
+  };
+  /** GET /__mock/pins: Active pins, in the order they are tried */
+  listPins: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    upload: never;
+    responses: {
+      /** OK */
+      200: {
+        "application/json": {
+          items: Array<Schemas["Pin"]>;
+        };
+      };
+      /** Admin token required (--admin-token) */
+      401: {
+        "application/json": Schemas["HTTPError"];
+      };
+    };
+  };
+  /** DELETE /__mock/pins: Remove every pin added at run time (the scenario's stay) */
+  clearPins: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    upload: never;
+    responses: {
+      /** Cleared */
+      204: Record<string, never>;
+      /** Admin token required (--admin-token) */
+      401: {
+        "application/json": Schemas["HTTPError"];
+      };
+    };
+  };
+  /** DELETE /__mock/pins/{pin_id}: Remove one pin (a scenario's until the next reset) */
+  deletePin: {
+    path: {
+      pin_id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: undefined;
+    upload: never;
+    responses: {
+      /** Removed */
+      204: Record<string, never>;
+      /** Admin token required (--admin-token) */
+      401: {
+        "application/json": Schemas["HTTPError"];
+      };
+      /** Pin not found */
       404: {
         "application/json": Schemas["HTTPError"];
       };

@@ -11,6 +11,7 @@ import type { OperationId } from '../generated/service-api.js';
 import { isoTime, type Clock } from '../primitives/clock.js';
 import type { ScenarioFile, ScenarioFileRecord } from '../scenarios/scenario.js';
 import { seededBytes, sha256Hex } from '../scenarios/seeded-content.js';
+import { RecordedPins } from './recorded-pins.js';
 
 /** What a recording gives `--auth strict` instead of the tokens it never keeps (docs/real-service.md). */
 export const RECORDED_USER = { username: 'recorded@cloud-browser-mock.invalid', password: 'recorded' };
@@ -62,6 +63,8 @@ export class Recorder {
   #values = new Map<string, string>();
   /** Sessions whose actions came from an answer without inferred response formats. */
   #plainActions = new Set<string>();
+  /** The answers of the operations a --spec document adds, as pins. */
+  #pins = new RecordedPins();
   #dirty = false;
   #writing: Promise<void> | null = null;
 
@@ -203,7 +206,12 @@ export class Recorder {
   /** Takes in one real answer; schedules a write when the recording changed. */
   observe(o: Observed): void {
     const ok = o.status >= 200 && o.status < 300;
-    if (!ok || !Object.hasOwn(this.#steps, o.operationId)) return;
+    if (!ok) return;
+    // Not one of the built-in operations: one a --spec document adds.
+    if (!Object.hasOwn(this.#steps, o.operationId)) {
+      if (this.#pins.observe(o)) this.schedule();
+      return;
+    }
     if (this.#steps[o.operationId as OperationId](o, (o.json ?? {}) as Json)) this.schedule();
   }
 
@@ -225,6 +233,8 @@ export class Recorder {
       sessions: [...this.#sessions].map(([id, s]) => ({ id, actions: s.actions, files: files(s) })),
       mailboxes: [...this.#mailboxes.values()],
       secrets: [...this.#secrets.values()],
+      // Absent rather than empty: a recording of the built-in operations only stays as it was.
+      ...(this.#pins.list().length ? { pins: this.#pins.list() } : {}),
     };
   }
 

@@ -36,11 +36,11 @@ const isGuess = (distance: number, id: string) => distance <= Math.max(3, Math.f
 
 /**
  * Why `operationId` names no operation, as one line that guesses what was meant (MSW's "did you
- * mean…?", nearest first) and then lists every valid id in the document's order; null when it is
- * `*` or one of `known`.
+ * mean…?", nearest first) and then lists every valid id in the document's order (after `listed`);
+ * null when it is one of `known`, or `*` where that means every operation (faults, not pins).
  */
-export function unknownOperationProblem(operationId: string, known: readonly string[]): string | null {
-  if (operationId === '*' || known.includes(operationId)) return null;
+export function unknownOperationProblem(operationId: string, known: readonly string[], { star = true, listed = 'operationId must be * or one of' } = {}): string | null {
+  if ((star && operationId === '*') || known.includes(operationId)) return null;
   const guesses = known
     .map((id) => ({ id, distance: editDistance(operationId.toLowerCase(), id.toLowerCase()) }))
     .filter((g) => isGuess(g.distance, g.id))
@@ -48,7 +48,7 @@ export function unknownOperationProblem(operationId: string, known: readonly str
     .slice(0, MAX_GUESSES)
     .map((g) => g.id);
   const guess = guesses.length === 0 ? '' : guesses.length === 1 ? ` — did you mean ${guesses[0]}?` : ` — did you mean one of ${guesses.join(', ')}?`;
-  return `unknown operationId ${JSON.stringify(operationId)}${guess} operationId must be * or one of ${known.join(', ')}`;
+  return `unknown operationId ${JSON.stringify(operationId)}${guess} ${listed} ${known.join(', ')}`;
 }
 
 export class Faults {

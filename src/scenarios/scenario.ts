@@ -28,6 +28,19 @@ export interface ScenarioFile {
   sessions: { id: string; actions: Record<string, unknown>[]; files: ScenarioFileRecord[] }[];
   mailboxes: (Omit<StoredMailbox, 'created_at' | 'updated_at'> & { created_at: string | null; updated_at: string | null })[];
   secrets: { id: string; namespace: StoredSecret['namespace']; name: string; value: string; created_at: string; last_used_at: string | null }[];
+  /** Fixed answers for operations a --spec document adds (records/pins.ts); checked against the document at start-up. */
+  pins?: ScenarioPin[];
+}
+
+/** A scenario file's pinned answer, as control-plane.openapi.json's PinRequest. */
+export interface ScenarioPin {
+  operationId: string;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  path_params?: Record<string, string>;
+  principal?: string;
+  times?: number;
 }
 
 export interface ScenarioFileRecord {
@@ -54,6 +67,8 @@ export interface LoadedScenario {
   /** API key → the username that owns it. */
   apiKeys: Map<string, string>;
   template: Omit<WorkspaceData, 'principal'>;
+  /** The file's pins, as written (no timestamps to move). */
+  pins: readonly ScenarioPin[];
 }
 
 export { ScenarioError } from './read-scenario-bytes.js';
@@ -218,5 +233,6 @@ function scenarioAt(s: ScenarioFile, ref: string, now: number): LoadedScenario {
     users: new Map(s.users.map((u) => [u.username, u.password])),
     apiKeys: new Map(s.api_keys.map((k) => [k.key, k.owner])),
     template: { format: WORKSPACE_FORMAT, next_id: 0, sessions, mailboxes, secrets },
+    pins: s.pins ?? [],
   };
 }

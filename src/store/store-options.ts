@@ -3,6 +3,7 @@ import type { Clock } from '../primitives/clock.js';
 import type { DataDir, Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import type { Compaction } from './workspace-log.js';
+import type { LoadedScenario } from '../scenarios/scenario.js';
 
 export interface StoreOptions {
   /** Absolute path of the data directory; ignored when inMemory. */
@@ -29,6 +30,11 @@ export interface StoreOptions {
   compactLogs?: boolean;
   /** Told of every compaction (the app logs it at debug level: `workspace compacted`). */
   onCompaction?: (c: Compaction) => void;
+  /**
+   * Sees the scenario as loaded, before a data directory is opened or made, and may refuse it by
+   * throwing (the app: pins that could never answer), so a refused start leaves nothing behind.
+   */
+  acceptScenario?: (scenario: LoadedScenario) => void;
 }
 
 export interface OnDisk {

@@ -90,6 +90,7 @@ export class Store {
     const loadedAt = opts.clock.now();
     const schema = new ScenarioSchema();
     let scenario = await loadScenarioOrStop(opts.scenario, loadedAt, opts.cwd, schema);
+    opts.acceptScenario?.(scenario);
     const blobOptions = { collectYoungGarbage: opts.gcDuringUploads ? youngGarbageCollector() : undefined };
     if (opts.inMemory || !opts.dataDir) {
       const root = mkdtempSync(join(tmpdir(), 'cloud-browser-mock-blobs-'));
@@ -200,11 +201,16 @@ export class Store {
     }
   }
 
-  /** Switches the active scenario (and seed) and resets every workspace. */
-  async switchScenario(ref: string, seed: number): Promise<void> {
+  /**
+   * Switches the active scenario (and seed) and resets every workspace. `accept` sees the loaded
+   * scenario first and may refuse it by throwing (its pins name an operation the document lacks),
+   * which leaves everything as it was.
+   */
+  async switchScenario(ref: string, seed: number, accept?: (scenario: LoadedScenario) => void): Promise<void> {
     // Asynchronous, and errors that never quote the file: the path came from an HTTP request.
     const loadedAt = this.#opts.clock.now();
     const scenario = freezeTemplate(await loadScenario(ref, loadedAt, this.#opts.cwd, { quoteContent: false, schema: this.#schema }));
+    accept?.(scenario);
     await this.#resetAll({ ref, scenario, seed, loadedAt });
   }
 

@@ -82,6 +82,7 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 <button type="button" role="tab" id="tab-workspaces" aria-controls="panel-workspaces" aria-selected="false" tabindex="-1">Workspaces</button>
 <button type="button" role="tab" id="tab-clock" aria-controls="panel-clock" aria-selected="false" tabindex="-1">Clock</button>
 <button type="button" role="tab" id="tab-faults" aria-controls="panel-faults" aria-selected="false" tabindex="-1">Faults</button>
+<button type="button" role="tab" id="tab-pins" aria-controls="panel-pins" aria-selected="false" tabindex="-1">Pins</button>
 <button type="button" role="tab" id="tab-coverage" aria-controls="panel-coverage" aria-selected="false" tabindex="-1">Coverage</button>
 </nav>
 <section id="panel-requests" role="tabpanel" aria-labelledby="tab-requests">
@@ -105,7 +106,7 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 </section>
 <section id="panel-workspaces" role="tabpanel" aria-labelledby="tab-workspaces" hidden>
 <h2>Workspaces</h2>
-<div class="bar"><button type="button" id="ws-refresh">Refresh</button><button type="button" id="ws-reset-all">Reset all (also clears journal, faults, coverage)</button></div>
+<div class="bar"><button type="button" id="ws-refresh">Refresh</button><button type="button" id="ws-reset-all">Reset all (also clears journal, faults, coverage, run-time pins)</button></div>
 <div id="ws-list"></div>
 <div id="ws-detail"></div>
 </section>
@@ -131,6 +132,12 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 <label class="wide">Body (JSON; empty: {"detail": reason}) <textarea id="fault-body" rows="2"></textarea></label>
 <p><button type="submit">Add fault</button></p>
 </form>
+</section>
+<section id="panel-pins" role="tabpanel" aria-labelledby="tab-pins" hidden>
+<h2>Pinned answers</h2>
+<p>Fixed answers for the operations a <code>--spec</code> document adds, tried top to bottom: those added at run time (gone after a reset), then the scenario file's (back after a reset).</p>
+<div class="bar"><button type="button" id="pin-clear">Remove the pins added at run time</button></div>
+<div id="pin-list"></div>
 </section>
 <section id="panel-coverage" role="tabpanel" aria-labelledby="tab-coverage" hidden>
 <h2>Coverage</h2>

@@ -1,5 +1,5 @@
 /**
- * Browser code of the inspector page, part 4: the Faults and Coverage panels, the tabs, the
+ * Browser code of the inspector page, part 4: the Faults, Pins and Coverage panels, the tabs, the
  * admin-token gate and the poll loop (start-up is `inspectorMain`). Sent to the browser as
  * source; see inspector-core.ts.
  */
@@ -26,6 +26,19 @@ export async function loadFaults(): Promise<void> {
       h('td', null, h('button', { type: 'button', onclick: () => attempt('Delete', async () => (await api('DELETE', `/faults/${encodeURIComponent(f.id)}`), say(`Fault ${f.id} deleted`), await loadFaults())) }, `Delete ${f.id}`))),
   );
   byId('fault-list').replaceChildren(table('Active faults', ['Fault', 'Operation', 'Principal', 'Status', 'Delay ms #', 'Times left #', 'Probability #', 'Fired #', ''], rows, 'No faults: the service answers normally.'));
+}
+
+export async function loadPins(): Promise<void> {
+  const { items } = await api('GET', '/pins');
+  const rows = items.map((p: any) =>
+    h('tr', null,
+      h('th', { scope: 'row' }, p.id), h('td', null, p.operationId), h('td', null, p.status),
+      h('td', null, p.path_params ? Object.entries(p.path_params).map(([k, v]) => `${k}=${v}`).join(', ') : 'any'), h('td', null, p.principal ?? 'any'),
+      h('td', null, 'body' in p ? h('code', null, JSON.stringify(p.body)) : 'generated'),
+      h('td', { class: 'num' }, p.times ?? '∞'), h('td', { class: 'num' }, p.hits), h('td', null, p.source === 'scenario' ? 'scenario file' : 'run time'),
+      h('td', null, h('button', { type: 'button', onclick: () => attempt('Delete', async () => (await api('DELETE', `/pins/${encodeURIComponent(p.id)}`), say(`Pin ${p.id} deleted`), await loadPins())) }, `Delete ${p.id}`))),
+  );
+  byId('pin-list').replaceChildren(table('Active pins', ['Pin', 'Operation', 'Status', 'Path parameters', 'Principal', 'Body', 'Times left #', 'Answered #', 'From', ''], rows, 'No pins: added operations answer generated bodies.'));
 }
 
 export function faultFromForm(): Record<string, unknown> {
@@ -69,6 +82,7 @@ export async function downloadJunit(ev: Event): Promise<void> {
 export function refreshTab(initial: boolean): Promise<void> {
   const tab = document.querySelector('[role=tab][aria-selected=true]')?.id;
   if (tab === 'tab-faults') return loadFaults();
+  if (tab === 'tab-pins') return loadPins();
   if (tab === 'tab-coverage') return loadCoverage();
   // Workspaces reload on demand (their buttons would lose focus under a user's fingers).
   if (tab === 'tab-workspaces' && initial) return loadWorkspaces();
@@ -124,6 +138,7 @@ export function inspectorMain(): void {
       await loadFaults();
     });
   });
+  byId('pin-clear').addEventListener('click', () => attempt('Remove pins', async () => (await api('DELETE', '/pins'), say('Pins added at run time removed'), await loadPins())));
   byId('cov-refresh').addEventListener('click', () => attempt('Refresh', loadCoverage));
   byId('cov-junit').addEventListener('click', (ev) => void attempt('JUnit', () => downloadJunit(ev)));
   byId('gate').addEventListener('submit', (ev) => {

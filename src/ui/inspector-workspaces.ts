@@ -100,7 +100,7 @@ export function setUpWorkspacesAndClock(): void {
     attempt('Reset all', async () => {
       await api('POST', '/reset');
       st().principal = null;
-      say('Every workspace reset to the scenario; journal, faults and coverage cleared');
+      say('Every workspace reset to the scenario; journal, faults, coverage and run-time pins cleared');
       await loadWorkspaces();
     }),
   );

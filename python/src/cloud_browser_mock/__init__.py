@@ -17,6 +17,7 @@ Example::
 """
 
 from ._control import Clock, Duration, Faults, Instant, MockControl, MockControlError
+from ._pins import Pins
 from ._server import MockServer, MockStartError, connect_mock_server, start_mock_server
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "MockControlError",
     "MockServer",
     "MockStartError",
+    "Pins",
     "connect_mock_server",
     "start_mock_server",
 ]

@@ -14,6 +14,7 @@ import urllib.request
 from datetime import datetime, timedelta
 from typing import Any, Dict, List, Mapping, Optional, Union, cast
 
+from ._pins import Pins
 from .control_plane import ClockState, CoverageReport, DriftRecord, Fault, JournalEntry, WorkspaceSnapshot
 
 #: Seconds (``691200``), an ISO 8601 duration (``"P8D"``, ``"PT1H30M"``) or a ``timedelta``.
@@ -173,6 +174,8 @@ class MockControl:
         self.clock = Clock(self)
         #: Faults: ``add(operation_id, status, ...)``, ``list()``, ``remove(fault_id)``, ``clear()``.
         self.faults = Faults(self)
+        #: Pinned answers of the operations a --spec document adds: ``add(operation_id, status, ...)``, ``list()``, ``remove(pin_id)``, ``clear()``.
+        self.pins = Pins(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
@@ -207,7 +210,8 @@ class MockControl:
 
     def reset(self, principal: Optional[str] = None) -> None:
         """Without a principal: the clock back to its state at start, every workspace back to the
-        scenario, journal, faults and coverage cleared. With one: only that principal's workspace."""
+        scenario, journal, faults, coverage and the pins added at run time cleared. With one: only
+        that principal's workspace."""
         self._call("POST", "/reset", query={"principal": principal})
 
     def requests(

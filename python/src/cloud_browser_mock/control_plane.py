@@ -28,6 +28,8 @@ __all__ = [
     "MailboxConnection",
     "MailboxCreateRequest",
     "MailboxProvider",
+    "Pin",
+    "PinRequest",
     "PrincipalRequest",
     "PrincipalResponse",
     "ScenarioSwitchRequest",
@@ -279,6 +281,48 @@ class Fault(TypedDict):
     probability: float
     principal: Union[str, None]
     hits: int
+
+
+class _PinRequestRequired(TypedDict):
+    #: An operationId the --spec document adds (not one of the built-in operations)
+    operationId: str
+    #: A status the operation documents
+    status: int
+
+
+class PinRequest(_PinRequestRequired, total=False):
+    "A fixed answer for an operation a --spec document adds (the built-in operations keep state; use a fault for them)."
+    #: The JSON answer, valid for the operation's schema for that status (a 422 names where it is not). Absent: the body generated for that status; none for a status without content
+    body: Any
+    #: Added to the answer. Header names and values as HTTP allows; not the framing headers Connection, Content-Length, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade
+    headers: Dict[str, str]
+    #: Only requests with these path parameter values (absent: any)
+    path_params: Dict[str, str]
+    #: Only this principal's requests (absent: any caller)
+    principal: str
+    #: Absent: until removed or reset
+    times: int
+
+
+class _PinRequired(TypedDict):
+    #: pin_N; ids keep growing across resets
+    id: str
+    operationId: str
+    status: int
+    headers: Dict[str, str]
+    path_params: Union[Dict[str, str], None]
+    principal: Union[str, None]
+    #: Answers left; null: until removed or reset
+    times: Union[int, None]
+    #: How often it answered
+    hits: int
+    #: scenario: from the scenario file, back after every reset; runtime: added through the control plane, gone after a reset
+    source: Literal["scenario", "runtime"]
+
+
+class Pin(_PinRequired, total=False):
+    #: Absent: the generated body for status
+    body: Any
 
 
 class CoverageReport(TypedDict):
