@@ -172,7 +172,7 @@ describe('determinism', () => {
 
   test('two fresh apps with the same seed answer the same requests with the same bodies', async () => {
     const [first, second] = [await run(7), await run(7)];
-    expect(first.every((a: any) => a[0] >= 200 && a[0] < 300)).toBe(true);
+    expect(first.filter((a: any) => a[0] < 200 || a[0] >= 300)).toEqual([]);
     expect(second).toEqual(first);
   });
 
