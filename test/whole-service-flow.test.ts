@@ -10,6 +10,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { parse as parseYaml } from 'yaml';
 import type { MockApp } from '../src/app.js';
 import type { MockOptions } from '../src/options.js';
 import { createAjv } from '../src/primitives/ajv.js';
@@ -212,10 +213,9 @@ describe('the journal redacts password fields of added operations', () => {
 describe('every added operation, sent a request sampled from its own schemas, answers 2xx with a valid body', () => {
   const mockOwn = (path: string) => ['/health', '/openapi.json', '/docs', '/'].includes(path) || path.startsWith('/__mock');
   /** What the union adds: the supplied operations the built-in document and the mock's own paths do not shadow. */
-  const added = Object.entries<any>(supplied.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] && !builtIn.paths[path]?.[m] && !mockOwn(path)).map((m) => [m, path] as [string, string]),
-  );
-  const check = validatorFor(supplied);
+  const addedBy = (doc: Document) =>
+    Object.entries<any>(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m] && !builtIn.paths[path]?.[m] && !mockOwn(path)).map((m) => [m, path] as [string, string]));
+  const added = addedBy(supplied);
   const SEEDS = [1, 2, 3, 4, 5];
 
   test('the test document adds at least 60 operations (the size of the service’s)', () => {
@@ -223,9 +223,9 @@ describe('every added operation, sent a request sampled from its own schemas, an
   });
 
   /** Sends a sampled request with the credentials its operation's security asks for. */
-  function send(app: MockApp, r: SampledRequest) {
-    const operation = supplied.paths[r.template][r.method];
-    const security: any[] = operation.security ?? supplied.security ?? [];
+  function send(app: MockApp, doc: Document, r: SampledRequest) {
+    const operation = doc.paths[r.template][r.method];
+    const security: any[] = operation.security ?? doc.security ?? [];
     let req = (request(app) as any)[r.method](r.path).query(r.query);
     if (security.some((s) => 'bearerAuth' in s)) req = req.set(bearer('sk_test_every_operation'));
     if (security.some((s) => 'apiKeyAuth' in s)) req = req.set('x-api-key', 'sk_test_every_operation');
@@ -239,26 +239,31 @@ describe('every added operation, sent a request sampled from its own schemas, an
     });
   }
 
-  test.each(SEEDS)('seed %i', async (seed) => {
-    const app = await start({ spec: SPEC, seed });
+  /**
+   * Every added operation of `doc` once, sampled with `seed`: what went wrong, one line each.
+   * Answers are validated against `valid` (the document in 3.1's words); samples too, when
+   * `checkSamples` (a 3.0 document's schemas are not JSON Schema 2020-12).
+   */
+  async function everyAdded(app: MockApp, doc: Document, valid: Document, seed: number, checkSamples: boolean) {
+    const check = validatorFor(valid);
     const problems: string[] = [];
-    for (const [method, path] of added) {
-      const r = sampleRequest(supplied, path, method, seed);
+    for (const [method, path] of addedBy(doc)) {
+      const r = sampleRequest(doc, path, method, seed);
       const label = `${method.toUpperCase()} ${r.path} (${r.operationId ?? 'no operationId'})`;
+      const operation = doc.paths[path][method];
       // The sample itself must be valid, or the sampler is wrong (not the mock).
-      const operation = supplied.paths[path][method];
-      const bodyContent = resolve(supplied, operation.requestBody ?? {}).content;
-      if (r.body !== undefined && bodyContent?.['application/json']) {
+      const bodyContent = resolve(doc, operation.requestBody ?? {}).content;
+      if (checkSamples && r.body !== undefined && bodyContent?.['application/json']) {
         const sampleErrors = check(['paths', path, method, 'requestBody', 'content', 'application/json', 'schema'], r.body);
         expect([label, sampleErrors]).toEqual([label, []]);
       }
-      const res = await send(app, r);
+      const res = await send(app, doc, r);
       const codes = Object.keys(operation.responses).filter((c) => /^2\d\d$/.test(c)).sort();
       if (res.status !== Number(codes[0])) {
         problems.push(`${label}: ${res.status} (expected ${codes[0]}) ${res.body.toString('utf8').slice(0, 300)}`);
         continue;
       }
-      const content = resolve(supplied, operation.responses[codes[0]]).content;
+      const content = resolve(doc, operation.responses[codes[0]]).content;
       if (!content) {
         if (res.body.length) problems.push(`${label}: a ${res.status} with a body`);
         continue;
@@ -269,7 +274,20 @@ describe('every added operation, sent a request sampled from its own schemas, an
       const errors = check(['paths', path, method, 'responses', codes[0], 'content', mediaType, 'schema'], JSON.parse(res.body.toString('utf8')));
       if (errors.length) problems.push(`${label}: ${errors.join('; ')}`);
     }
-    expect(problems).toEqual([]);
+    return problems;
+  }
+
+  test.each(SEEDS)('seed %i', async (seed) => {
+    const app = await start({ spec: SPEC, seed });
+    expect(await everyAdded(app, supplied, supplied, seed, true)).toEqual([]);
+  });
+
+  test.each(SEEDS)('the 3.0 YAML variant, seed %i (answers valid for the served 3.1 union)', async (seed) => {
+    const app = await start({ spec: SPEC_30, seed });
+    const doc30: Document = parseYaml(readFileSync(SPEC_30, 'utf8'));
+    const served = (await request(app).get('/openapi.json')).body;
+    expect(addedBy(doc30).length).toBeGreaterThan(5);
+    expect(await everyAdded(app, doc30, served, seed, false)).toEqual([]);
   });
 
   test('a union member’s optional type discriminator is always in the answer', async () => {
