@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- --with-prism] [--rounds N] [--duration S] [--only cold,main,scale,upload,proxy]`
+ * `npm run bench [-- --with-prism] [--rounds N] [--duration S] [--only cold,main,scale,upload,proxy,spec]`
  *
  * Measures the mock as users run it (the CLI in a child process, file-backed store, logging at the
  * default level) against a bare node:http server answering the same bytes (the ceiling) and,
  * with --with-prism, Stoplight Prism 5.14 mocking the same openapi.json. Everything listens on
  * 127.0.0.1; every phase is bounded in time, and every server it started is stopped when it ends,
  * failed or not. A load run during which the host stole CPU is run again (at most twice).
+ * The `spec` phase serves the project's own 68-operation stand-in for the service's whole document
+ * (`--spec`, issue 30) beside Prism's dynamic mode (`-d`) on the same document.
  * Prints one table and writes bench/results.json. BENCHMARKS.md says how to read it.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,7 +27,9 @@ const PRISM_VERSION = '5.14';
 const TOKEN = 'sk_test_demo';
 
 /** The phases, in the order they run; `scale` is its three parts, which --only may also name alone. */
-const PHASE_NAMES = ['cold', 'main', 'scale', 'scale:files', 'scale:secrets', 'scale:log', 'upload', 'proxy'];
+const PHASE_NAMES = ['cold', 'main', 'scale', 'scale:files', 'scale:secrets', 'scale:log', 'upload', 'proxy', 'spec'];
+/** The whole-service test document (issue 30): written by the project, never copied from the service. */
+const SPEC_DOC = join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json');
 
 /** Bad input: one line naming what is wrong, no stack. */
 class UsageError extends Error {}
@@ -40,7 +44,7 @@ function parseOptions() {
         duration: { type: 'string', default: '5' },
         connections: { type: 'string', default: '50' },
         'cold-starts': { type: 'string', default: '5' },
-        only: { type: 'string', default: 'cold,main,scale,upload,proxy' },
+        only: { type: 'string', default: 'cold,main,scale,upload,proxy,spec' },
         out: { type: 'string', default: join(ROOT, 'bench', 'results.json') },
       },
     }).values;
@@ -219,12 +223,12 @@ function prismDocument() {
   return file;
 }
 
-async function startPrism(prism, doc, { name, verbose }) {
+async function startPrism(prism, doc, { name, verbose, dynamic = false }) {
   const port = await freePort();
   return startServer({
     name,
     script: prism.bin,
-    args: ['mock', '-h', '127.0.0.1', '-p', String(port), ...(verbose ? ['-v', verbose] : []), doc],
+    args: ['mock', '-h', '127.0.0.1', '-p', String(port), ...(dynamic ? ['-d'] : []), ...(verbose ? ['-v', verbose] : []), doc],
     port,
     logFile: join(work, `${name.replace(/\W+/g, '-')}.log`),
   });
@@ -768,6 +772,127 @@ async function proxyPhase() {
   };
 }
 
+/**
+ * A start-session request body unlike the one before it (so no answer can be cached or copied):
+ * the fields a client sets, varied by the request's number.
+ */
+const REGIONS = ['us-west', 'us-east', 'eu-central', 'ap-southeast'];
+const sessionStartBody = (i) =>
+  JSON.stringify({ headless: i % 2 === 0, region: REGIONS[i % 4], timeout_minutes: 1 + (i % 700), user_agent: `bench-agent/${i}`, solve_captchas: i % 3 === 0, metadata: { run: String(i) } });
+
+/** POST /sessions/start with a distinct body per request (session_start: ~20 fields, most anyOf-null). */
+function sessionStarts(server, tag, duration = DURATION) {
+  let n = 0;
+  return load({
+    url: `${server.url}/sessions/start`,
+    connections: CONNECTIONS,
+    duration,
+    method: 'POST',
+    headers: { ...auth(`sk_bench_spec_${tag}`), 'Content-Type': 'application/json' },
+    body: '{}',
+    setupRequest: (req) => ({ ...req, body: sessionStartBody(n++) }),
+  });
+}
+
+/** The first 200 of a POST /sessions/start, past 503s while the validation stack loads after listen. */
+async function firstStart(url) {
+  const until = performance.now() + 60_000;
+  for (let i = 0; ; i++) {
+    const r = await send(`${url}/sessions/start`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: sessionStartBody(i) });
+    if (r.status === 200) return JSON.parse(r.body);
+    if (r.status !== 503 || performance.now() > until) throw new Error(`POST /sessions/start answered ${r.status}: ${String(r.body).slice(0, 300)}`);
+  }
+}
+
+/**
+ * Issue 30's figures, in one run: (a) a generated session_start answer from the mock with --spec
+ * and from Prism -d on the same document, a distinct request body per request; (b) listing,
+ * getSecret and storeSecret with and without --spec (the union's routes indexed, not scanned);
+ * (c) cold start with the document, spawn → first generated answer. Rounds alternate the servers;
+ * ratios are the median of the per-round ratios, as in the main phase.
+ */
+async function specPhase(prism) {
+  const ops = Object.values(JSON.parse(readFileSync(SPEC_DOC, 'utf8')).paths).reduce((n, item) => n + Object.keys(item).length, 0);
+  log(`spec: --spec ${relative(ROOT, SPEC_DOC)} (${ops} operations): cold start, session_start vs Prism -d, the built-in endpoints with and without it`);
+  const spec = ['--spec', SPEC_DOC];
+
+  const cold = [];
+  const coldPrism = [];
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const m = await startMock({ name: 'mock-spec-cold', extra: spec });
+    const answer = await firstStart(m.url);
+    cold.push({ healthMs: m.coldStartMs, firstAnswerMs: performance.now() - m.startedAt });
+    if (!/^sess_[0-9a-f]{16}$/.test(answer.session_id)) throw new Error(`session_start answered session_id ${JSON.stringify(answer.session_id)}`);
+    await m.stop();
+    if (prism) {
+      const p = await startPrism(prism, SPEC_DOC, { name: 'prism-spec-cold', dynamic: true, verbose: 'error' });
+      await firstStart(p.url);
+      coldPrism.push(performance.now() - p.startedAt);
+      await p.stop();
+    }
+  }
+  log(`  cold start → first generated answer: ${cold.map((c) => Math.round(c.firstAnswerMs)).join(', ')} ms${prism ? `; Prism -d ${coldPrism.map(Math.round).join(', ')} ms` : ''}`);
+
+  const plain = await startMock({ name: 'mock-nospec' });
+  const withSpec = await startMock({ name: 'mock-spec', extra: spec });
+  const generators = [{ key: 'mockSpec', label: 'mock --spec', server: withSpec }];
+  if (prism) generators.push({ key: 'prismDynamic', label: `Prism ${prism.version} -d -v error`, server: await startPrism(prism, SPEC_DOC, { name: 'prism-spec', dynamic: true, verbose: 'error' }) });
+  const builtIns = [
+    { key: 'mockSpec', label: 'mock --spec', server: withSpec },
+    { key: 'mock', label: 'mock (no --spec)', server: plain },
+  ];
+  await settle(1000);
+  for (const g of generators) await firstStart(g.server.url);
+
+  const runs = { sessionStart: {} };
+  const round = async (what, list, run, into) => {
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = list.slice(r % list.length).concat(list.slice(0, r % list.length));
+      for (const s of order) {
+        await settle(SETTLE_MS);
+        const result = await measured(`round ${r + 1} ${what} ${s.key}`, (attempt) => run(s, `r${r}_${s.key}${attempt ? `_again${attempt}` : ''}`));
+        (into[s.key] ??= []).push(result);
+        log(`round ${r + 1} ${what.padEnd(16)} ${s.key.padEnd(13)} ${Math.round(result.rps).toString().padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.errors + result.non2xx ? `  (${result.errors} errors, ${result.non2xx} non-2xx: ${JSON.stringify(result.statuses)})` : ''}`);
+      }
+    }
+  };
+  for (const g of generators) await sessionStarts(g.server, `warm_${g.key}`, WARMUP);
+  await round('session_start', generators, (s, tag) => sessionStarts(s.server, tag), runs.sessionStart);
+  for (const ep of ENDPOINTS) {
+    flushDisk();
+    runs[ep.key] = {};
+    for (const s of builtIns) await runEndpoint(s.server, ep, `warm_spec_${s.key}`, WARMUP);
+    await round(ep.key, builtIns, (s, tag) => runEndpoint(s.server, ep, `spec_${tag}`), runs[ep.key]);
+  }
+  for (const s of [plain, ...generators.map((g) => g.server)]) await s.stop();
+
+  const within = (byServer, a, b) => (byServer[a] && byServer[b] ? median(byServer[a].map((r, i) => r.rps / byServer[b][i].rps)) : undefined);
+  results.spec = {
+    document: relative(ROOT, SPEC_DOC),
+    operations: ops,
+    coldStart: {
+      runs: cold.map((c) => ({ healthMs: Math.round(c.healthMs), firstAnswerMs: Math.round(c.firstAnswerMs) })),
+      medianHealthMs: median(cold.map((c) => c.healthMs)),
+      medianFirstAnswerMs: median(cold.map((c) => c.firstAnswerMs)),
+      ...(prism ? { prismDynamicMedianFirstAnswerMs: median(coldPrism), prismRunsMs: coldPrism.map(Math.round) } : {}),
+    },
+    sessionStart: {
+      servers: Object.fromEntries(generators.map((g) => [g.key, { label: g.label, ...medianRun(runs.sessionStart[g.key]), steal: stealSummary(runs.sessionStart[g.key]) }])),
+      ratioPrismDynamic: within(runs.sessionStart, 'mockSpec', 'prismDynamic'),
+    },
+    builtIn: Object.fromEntries(
+      ENDPOINTS.map((ep) => [
+        ep.key,
+        {
+          label: ep.label,
+          servers: Object.fromEntries(builtIns.map((s) => [s.key, { label: s.label, ...medianRun(runs[ep.key][s.key]), steal: stealSummary(runs[ep.key][s.key]) }])),
+          ratioWithoutSpec: within(runs[ep.key], 'mockSpec', 'mock'),
+        },
+      ]),
+    ),
+  };
+}
+
 // ---------------------------------------------------------------------------------- report
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
@@ -821,6 +946,13 @@ function targets() {
       `${fmt(logged.medianFirstRequestMs)} ms once /health answers (spawn → 200: ${fmt(logged.medianSpawnToFirstMs)} ms)`,
       logged.medianFirstRequestMs <= 1000,
     );
+  }
+  const spec = results.spec;
+  if (spec) {
+    const gen = spec.sessionStart;
+    if (gen.ratioPrismDynamic !== undefined) add('--spec: generated session_start answer ≥ 1.5× Prism -d (-v error), distinct bodies', times(gen.ratioPrismDynamic), gen.ratioPrismDynamic >= 1.5);
+    for (const ep of Object.values(spec.builtIn)) add(`--spec: ${ep.label} within 5% of the run without --spec`, `${times(ep.ratioWithoutSpec)} of it`, ep.ratioWithoutSpec >= 0.95);
+    add(`--spec: cold start with the ${spec.operations}-operation document, spawn → first generated answer ≤ 1 s`, `${fmt(spec.coldStart.medianFirstAnswerMs)} ms`, spec.coldStart.medianFirstAnswerMs <= 1000);
   }
   const compacted = [...writes, ...(logged ? [logged.storeSecret] : [])].flatMap((s) => s.compactions);
   if (logged || compacted.length) add("compaction's longest write pause (to report, no target)", compacted.length ? `${fmt(longestPause(compacted), 1)} ms over ${compacted.length} compactions` : 'no compaction reported', null);
@@ -924,6 +1056,23 @@ function table() {
     lines.push(`  ${String(CONNECTIONS).padEnd(2)} connections    direct ${fmt(p.direct.atN.rps)} req/s   proxied ${fmt(p.proxied.atN.rps)} req/s   proxied/direct ${times(p.throughputRatio)}   proxy RSS ${fmt(p.proxyRssMiB, 1)} MiB${stealNote(p.steal)}`);
     lines.push('');
   }
+  if (results.spec) {
+    const sp = results.spec;
+    lines.push(`Whole document (--spec ${sp.document}, ${sp.operations} operations): ${CONNECTIONS} connections, ${DURATION} s per run, median of ${ROUNDS} alternating rounds`);
+    const w = [30, 28, 9, 8, 8, 8, 12];
+    lines.push(row(['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'bytes', 'ratio'], w));
+    for (const [key, r] of Object.entries(sp.sessionStart.servers)) {
+      lines.push(row([key === 'mockSpec' ? 'session_start (distinct bodies)' : '', r.label, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.bytesPerResponse), key === 'mockSpec' ? `${times(sp.sessionStart.ratioPrismDynamic)} Prism` : ''], w) + (r.errors ? `  (${r.errors} errors/non-2xx)` : '') + stealNote(r.steal));
+    }
+    for (const ep of Object.values(sp.builtIn)) {
+      for (const [key, r] of Object.entries(ep.servers)) {
+        lines.push(row([key === 'mockSpec' ? ep.label : '', r.label, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.bytesPerResponse), key === 'mockSpec' ? `${times(ep.ratioWithoutSpec)} w/o` : ''], w) + (r.errors ? `  (${r.errors} errors/non-2xx)` : '') + stealNote(r.steal));
+      }
+    }
+    const c = sp.coldStart;
+    lines.push(`  cold start with --spec: spawn → /health ${fmt(c.medianHealthMs)} ms, → first generated session_start answer ${fmt(c.medianFirstAnswerMs)} ms (runs ${c.runs.map((x) => x.firstAnswerMs).join(', ')})${c.prismDynamicMedianFirstAnswerMs !== undefined ? `; Prism -d ${fmt(c.prismDynamicMedianFirstAnswerMs)} ms (runs ${c.prismRunsMs.join(', ')})` : ''}`);
+    lines.push('');
+  }
   const m = results.machine;
   lines.push(`Load average ${m.loadAverageBefore.join(' ')} before, ${m.loadAverageAfter.join(' ')} after; CPU stolen by the host during the run: ${m.cpuStealSeconds} s (${percent(m.cpuStealShare)} of the machine's CPU time)`);
   for (const [name, p] of Object.entries(results.phases)) {
@@ -953,6 +1102,7 @@ async function main() {
   if (['scale:files', 'scale:secrets', 'scale:log'].some((p) => PHASES.has(p))) await scalePhase();
   if (PHASES.has('upload')) await phase('upload', uploadPhase);
   if (PHASES.has('proxy')) await phase('proxy', proxyPhase);
+  if (PHASES.has('spec')) await phase('spec', () => specPhase(prism));
   results.machine.loadAverageAfter = loadavg().map((x) => +x.toFixed(2));
   // On a virtual machine, time the host gave to its other guests is time none of the servers had.
   const steal = stealBetween(cpuAtStart, cpuTimes());

@@ -1,0 +1,113 @@
+/**
+ * `--spec` as users meet it: the built CLI as a child process. A bad document stops it at
+ * start-up with exit 2 and one line naming the file and the problem (issue 30, item 7); a good one
+ * starts, names the operations the union shadows in one warning line, and answers the added ones.
+ */
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FIXTURES } from './helpers.js';
+import { runCli, startCli } from './cli-process.js';
+
+const DIR = join(FIXTURES, 'whole-service');
+const BAD = join(DIR, 'bad');
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cbm-spec-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (args: string[], env: Record<string, string> = {}) => runCli(['--port', '0', '--in-memory', ...args], { cwd: dir, env });
+
+/** One line, no stack, exit 2. */
+function refused(r: ReturnType<typeof run>) {
+  expect([r.status, r.stdout]).toEqual([2, '']);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^cloud-browser-mock: /);
+  expect(lines[0]).not.toMatch(/\n\s+at /);
+  return lines[0];
+}
+
+describe.each([
+  ['not-json.json', /JSON|YAML|pars/i],
+  ['not-yaml.yaml', /YAML|pars/i],
+  ['swagger-2.json', /OpenAPI 3/i],
+  ['not-openapi.yaml', /OpenAPI 3/i],
+  ['unresolvable-ref.json', /#\/components\/schemas\/SessionStartAnswer/],
+  ['duplicate-operation-id.json', /session_start/],
+  ['builtin-operation-id.json', /listSessionFiles/],
+  ['openid-connect.json', /openIdConnect/],
+  ['mutual-tls.yaml', /mutualTLS/],
+])('a bad document: %s', (file, problem) => {
+  test('exits 2 with one line naming the file and the problem', () => {
+    const line = refused(run(['--spec', join(BAD, file)]));
+    expect(line).toContain(file);
+    expect(line).toMatch(problem);
+  });
+});
+
+test('a duplicate operationId is called one', () => {
+  expect(refused(run(['--spec', join(BAD, 'duplicate-operation-id.json')]))).toMatch(/duplicate/i);
+  expect(refused(run(['--spec', join(BAD, 'builtin-operation-id.json')]))).toMatch(/duplicate|already|built-in/i);
+});
+
+test('CBM_SPEC is read as --spec is, and names the variable or file', () => {
+  const line = refused(run([], { CBM_SPEC: join(BAD, 'swagger-2.json') }));
+  expect(line).toContain('swagger-2.json');
+});
+
+test('a missing file is refused with its name', () => {
+  const line = refused(run(['--spec', join(dir, 'nowhere.json')]));
+  expect(line).toContain('nowhere.json');
+});
+
+test('a document over 32 MiB is refused without being read as a document', () => {
+  const big = join(dir, 'huge.json');
+  writeFileSync(big, `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{},"x-pad":"${'x'.repeat(32 * 1024 * 1024)}"}`);
+  const line = refused(run(['--spec', big]));
+  expect(line).toContain('huge.json');
+  expect(line).toMatch(/32 MiB|too large|larger/i);
+});
+
+describe('a good document', () => {
+  test('starts, warns once about what the union shadows, answers an added operation and keeps its own /health', async () => {
+    // A relative path resolves against the working directory, as --scenario's does.
+    copyFileSync(join(DIR, 'service.openapi.json'), join(dir, 'service.openapi.json'));
+    const { child, url, output, exited } = await startCli(['--port', '0', '--in-memory', '--spec', 'service.openapi.json', '--log-level', 'warn'], { cwd: dir });
+    try {
+      const started = await fetch(`${url}/sessions/start`, { method: 'POST', headers: { Authorization: 'Bearer sk_test_cli', 'Content-Type': 'application/json' }, body: '{"headless":false}' });
+      expect(started.status).toBe(200);
+      expect(await started.json()).toMatchObject({ session_id: expect.stringMatching(/^sess_[0-9a-f]{16}$/), headless: false });
+      // The mock's own /health, not the document's health_check (which has a version field) …
+      expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
+      // … and never journalled.
+      const journal = await (await fetch(`${url}/__mock/requests`)).json();
+      expect(journal.items.map((e: any) => e.operationId)).toEqual(['session_start']);
+      // One warning line names each shadowed operation (by operationId or by method and path).
+      const shadowed = [
+        /session_files_list|GET \/sessions\/\{session_id\}\/files/,
+        /session_files_upload|POST \/sessions\/\{session_id\}\/files/,
+        /session_workflow_code|GET \/sessions\/\{session_id\}\/workflow\/code/,
+        /health_check|GET \/health/,
+      ];
+      const lines = output().split('\n').filter((l) => shadowed.some((re) => re.test(l)));
+      expect(lines).toHaveLength(1);
+      for (const re of shadowed) expect(lines[0]).toMatch(re);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  test('the 3.0 YAML variant starts too', async () => {
+    const { child, url, exited } = await startCli(['--port', '0', '--in-memory', '--spec', join(DIR, 'service-3.0.yaml'), '--log-level', 'silent'], { cwd: dir });
+    try {
+      expect((await fetch(`${url}/usage/pricing`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
