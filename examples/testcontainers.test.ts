@@ -31,20 +31,28 @@ run(title, () => {
   });
 
   test('state, faults and clocks are independent', async () => {
-    await paging.control.faults.add({ operationId: 'listSecrets', status: 503, times: 1 });
-    await paging.control.clock.advance('P8D');
+    // each container is a MockControl, as startMockServer's handle is:
+    await paging.faults.add({ operationId: 'listSecrets', status: 503, times: 1 });
+    await paging.clock.advance('P8D');
     expect((await fetch(`${paging.url}/secrets`, { headers: auth })).status).toBe(503);
     expect((await fetch(`${strict.url}/secrets`, { headers: auth })).status).toBe(200);
-    expect(await strict.control.faults.list()).toEqual([]);
-    expect((await strict.control.clock.now()).offset_seconds).toBeCloseTo(0, 0);
-    expect((await paging.control.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([503]);
-    expect((await strict.control.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([200]);
-    await paging.control.reset();
+    expect(await strict.faults.list()).toEqual([]);
+    expect((await strict.clock.now()).offset_seconds).toBeCloseTo(0, 0);
+    expect((await paging.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([503]);
+    expect((await strict.requests({ operationId: 'listSecrets' })).map((r) => r.status)).toEqual([200]);
+    await paging.reset();
   });
 
-  test('withAuth("strict") and withAdminToken(): made-up tokens and a bare /__mock are refused, .control sends the token', async () => {
+  test('.control, the handle under its 0.2 name, drives the same mock', async () => {
+    await paging.control.faults.add({ operationId: 'listSecrets', status: 500, times: 1 });
+    expect((await paging.faults.list()).map((f) => f.status)).toEqual([500]);
+    await paging.reset();
+    expect(await paging.control.faults.list()).toEqual([]);
+  });
+
+  test('withAuth("strict") and withAdminToken(): made-up tokens and a bare /__mock are refused, the handle sends the token', async () => {
     expect((await fetch(`${strict.url}/secrets`, { headers: { Authorization: 'Bearer made-up' } })).status).toBe(401);
     expect((await fetch(`${strict.url}/__mock/faults`)).status).toBe(401);
-    expect(await strict.control.principalOf('sk_test_demo')).toBe('user:dev@example.com');
+    expect(await strict.principalOf('sk_test_demo')).toBe('user:dev@example.com');
   });
 });

@@ -15,7 +15,7 @@ import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './primitives/clock.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
 import { handlers } from './operations/index.js';
-import { DEFAULTS, type MockOptions } from './options.js';
+import { DEFAULTS, durations, type MockOptions } from './options.js';
 import { sendReply, stringifyJson } from './http/reply.js';
 import { StartupError, type Store } from './store/store.js';
 import { createStore } from './app/create-store.js';
@@ -100,16 +100,18 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document);
-  const proxy = await proxyDeps(options, document, validator, clock, logger);
+  const { fileTtlMs, tokenTtlMs, upstreamTimeoutMs } = durations(options);
+  const proxy = await proxyDeps(options, upstreamTimeoutMs, document, validator, clock, logger);
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
   const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted') }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
+  const faults = new Faults(operations.map((o) => o.id), store.seed);
   const coverage = new Coverage(operations);
-  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over.
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over,
+  // the faults' random generator included (from the seed the store now runs with).
   const clearRunRecords = () => {
     journal.clear();
-    faults.clear();
+    faults.restart(store.seed);
     coverage.clear();
   };
   const reset = async (principal?: string) => {
@@ -129,9 +131,9 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     clock,
     authMode: options.auth ?? DEFAULTS.auth,
     config: {
-      fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
+      fileTtlMs,
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
-      tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
+      tokenTtlMs,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: store.texts,

@@ -9,6 +9,7 @@ import { ClockRangeError, isoTime } from '../primitives/clock.js';
 import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-junit.js';
+import type { JournalId } from '../records/journal.js';
 import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
 import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
@@ -57,7 +58,7 @@ export const runtimeHandlers = {
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = <K extends keyof typeof q>(k: K) => q[k] ?? undefined;
-    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : (q.after as JournalId) }); // the document's pattern is ^req_[1-9][0-9]*$
     return json(ctx, 200, { items });
   },
 
