@@ -5,6 +5,7 @@
  * without IMAGE_TAG it is skipped (a machine with Docker but no built image must not pull one).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { fileURLToPath } from 'node:url';
 import { CloudBrowserMockContainer, type StartedCloudBrowserMockContainer } from '../src/testcontainers.js'; // in your project: 'cloud-browser-mock/testcontainers'
 
 const IMAGE = process.env.IMAGE_TAG;
@@ -49,6 +50,19 @@ run(title, () => {
     await paging.reset();
     expect(await paging.control.faults.list()).toEqual([]);
   });
+
+  test('withSpec(path): the document is copied in read-only, and its other operations are served (--spec, issue 30)', async () => {
+    const spec = fileURLToPath(new URL('../test/fixtures/whole-service/service.openapi.json', import.meta.url));
+    const whole = await new CloudBrowserMockContainer(IMAGE).withSpec(spec).start();
+    try {
+      const started = await fetch(`${whole.url}/sessions/start`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{}' });
+      expect(started.status).toBeGreaterThanOrEqual(200);
+      expect(started.status).toBeLessThan(300);
+      expect((await whole.requests({ path: '/sessions/start' })).map((r) => r.status)).toEqual([started.status]);
+    } finally {
+      await whole.stop();
+    }
+  }, 120_000);
 
   test('withAuth("strict") and withAdminToken(): made-up tokens and a bare /__mock are refused, the handle sends the token', async () => {
     expect((await fetch(`${strict.url}/secrets`, { headers: { Authorization: 'Bearer made-up' } })).status).toBe(401);
