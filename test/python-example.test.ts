@@ -67,3 +67,16 @@ testWithVenv(
   },
   300_000,
 );
+
+testWithVenv(
+  'package mode by npx with --cbm-spec relative to where pytest runs (npx runs beside the tarball): the operations of that document answer (issue 30)',
+  async () => {
+    expect(made).toBeDefined(); // made by the first test
+    const project = join(work, 'spec');
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), project, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
+    const pytest = await run(made!.python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-spec', 'service.openapi.json', 'test_whole_service.py'], { cwd: project, env: { CBM_PACKAGE: made!.tarball } });
+    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b1 passed\b/)]);
+  },
+  300_000,
+);

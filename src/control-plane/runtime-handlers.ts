@@ -58,7 +58,9 @@ export const runtimeHandlers = {
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = <K extends keyof typeof q>(k: K) => q[k] ?? undefined;
-    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : (q.after as JournalId) }); // the document's pattern is ^req_[1-9][0-9]*$
+    // The document's pattern (^req_[1-9][0-9]*$) has made sure it is a journal id.
+    const after = q.after === null ? undefined : (q.after as JournalId);
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after });
     return json(ctx, 200, { items });
   },
 

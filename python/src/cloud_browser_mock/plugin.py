@@ -22,7 +22,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import pytest
 
 from ._control import MockControl
-from ._server import MockServer, connect_mock_server, start_mock_server
+from ._server import MockServer, MockStartError, connect_mock_server, start_mock_server
 
 __all__ = ["cloud_browser_mock", "mock"]
 
@@ -97,7 +97,11 @@ def pytest_configure(config: pytest.Config) -> None:
     way, package = _way(config)
     given = [flag for flag in _STARTING_ONLY if config.getoption(_dest(flag))]
     if way == "--cbm-url" and given:
-        raise pytest.UsageError(f"cloud-browser-mock: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for a mock the plugin starts, and with --cbm-url it starts none: give them to the mock you run")
+        one = len(given) == 1
+        raise pytest.UsageError(
+            f"cloud-browser-mock: {', '.join(given)} {'is' if one else 'are'} for a mock the plugin starts, and with --cbm-url it starts none: "
+            f"give {'it' if one else 'them'} to the mock you run"
+        )
     # Several workers running npx of one package at once race in npm's cache (npm < 11.6): the
     # controller installs it once, and each worker runs the installed CLI (pytest_configure_node).
     if not _distributed(config) or way != "--cbm-package" or package is None or config.getoption("collectonly"):
@@ -161,16 +165,23 @@ def cloud_browser_mock(pytestconfig: pytest.Config) -> Iterator[MockControl]:
     if way is None or value is None:
         pytest.fail(NO_WAY, pytrace=False)
     installed: Optional[List[str]] = getattr(config, "workerinput", {}).get(_INSTALLED)
-    server: MockServer = start_mock_server(
-        command=installed or (value if way == "--cbm-command" else None),
-        package=value if way == "--cbm-package" and not installed else None,
-        image=value if way == "--cbm-image" else None,
-        scenario=_option(config, "--cbm-scenario"),
-        auth=_option(config, "--cbm-auth"),
-        seed=_option(config, "--cbm-seed"),
-        spec=_option(config, "--cbm-spec"),
-        admin_token=admin_token,
-    )
+    problem: Optional[str] = None
+    try:
+        server: MockServer = start_mock_server(
+            command=installed or (value if way == "--cbm-command" else None),
+            package=value if way == "--cbm-package" and not installed else None,
+            image=value if way == "--cbm-image" else None,
+            scenario=_option(config, "--cbm-scenario"),
+            auth=_option(config, "--cbm-auth"),
+            seed=_option(config, "--cbm-seed"),
+            spec=_option(config, "--cbm-spec"),
+            admin_token=admin_token,
+        )
+    except MockStartError as e:
+        problem = str(e)
+    if problem is not None:
+        # The CLI's own one-line error (a bad --cbm-seed, a missing scenario), not a traceback.
+        pytest.fail(problem, pytrace=False)
     with server:
         yield server
 
