@@ -324,8 +324,11 @@ export function generatePython(document, target) {
     if (isObject || schema.allOf) {
       objectClass(name, schema.allOf ?? [schema], blocks);
     } else {
-      // Module-level aliases are evaluated at import, before later classes exist: references are quoted.
-      blocks.push(`${pyComment(schema.description, '')}${name} = ${pyType(schema, name, true)}\n`);
+      // Module-level aliases are evaluated at import, before later classes exist: references are
+      // quoted, except a plain alias of a class defined above (a former name), which must be the
+      // class itself for a type checker to take it as a type.
+      const target = schema.$ref?.match(/^#\/components\/schemas\/(.+)$/)?.[1];
+      blocks.push(`${pyComment(schema.description, '')}${name} = ${pyType(schema, name, !(target && defined.has(target)))}\n`);
       defined.add(name);
     }
   }

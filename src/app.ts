@@ -19,7 +19,7 @@ import { buildUnion } from './document/union.js';
 import type { Answerer } from './answers/index.js';
 import { Pins } from './records/pins.js';
 import { handlers } from './operations/index.js';
-import { DEFAULTS, type MockOptions } from './options.js';
+import { DEFAULTS, durations, type MockOptions } from './options.js';
 import { sendReply, stringifyJson } from './http/reply.js';
 import { StartupError, type Store } from './store/store.js';
 import { createStore } from './app/create-store.js';
@@ -118,7 +118,8 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
   const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference');
-  const proxy = await proxyDeps(options, document, validator, clock, logger);
+  const { fileTtlMs, tokenTtlMs, upstreamTimeoutMs } = durations(options);
+  const proxy = await proxyDeps(options, upstreamTimeoutMs, document, validator, clock, logger);
   const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
   const pinChecks = { pins, checkPinBody: answerer ? (operationId: string, status: number, body: unknown) => answerer.validateAnswer(operationId, status, body) : undefined };
   // Checked as the scenario loads, before a data directory is made for it.
@@ -132,14 +133,15 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   if (options.store) acceptScenario(options.store.scenario);
   const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted'), acceptScenario }));
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(operations.map((o) => o.id), options.seed ?? store.seed);
+  const faults = new Faults(operations.map((o) => o.id), store.seed);
   const coverage = new Coverage(operations);
   pins.loadScenario(store.scenario.pins);
-  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over
-  // (the pins with the active scenario's).
+  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over,
+  // the faults' random generator included (from the seed the store now runs with), and the pins
+  // with the active scenario's.
   const clearRunRecords = () => {
     journal.clear();
-    faults.clear();
+    faults.restart(store.seed);
     coverage.clear();
     pins.loadScenario(store.scenario.pins);
   };
@@ -160,9 +162,9 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
     clock,
     authMode: options.auth ?? DEFAULTS.auth,
     config: {
-      fileTtlMs: (options.fileTtlSeconds ?? DEFAULTS.fileTtlSeconds) * 1000,
+      fileTtlMs,
       maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
-      tokenTtlMs: (options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds) * 1000,
+      tokenTtlMs,
     },
     validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
     texts: store.texts,

@@ -8,31 +8,32 @@
 import type { CoverageReport } from './control-plane/coverage.js';
 import type { Fault, FaultSpec } from './records/faults.js';
 import type { Pin, PinSpec } from './records/pins.js';
-import type { JournalEntry, JournalFilter } from './records/journal.js';
-import type { exportSnapshot } from './control-plane/snapshots.js';
+import type { JournalEntry, JournalFilter, JournalId } from './records/journal.js';
+import type { WorkspaceExport, WorkspaceImport } from './control-plane/snapshots.js';
+import type { Schemas } from './generated/control-plane-api.js';
 import type { DriftRecord } from './proxy/drift.js';
 
-export type { DriftRecord };
+export type { DriftRecord, JournalId, WorkspaceExport, WorkspaceImport };
 
-/** The mock's clock as `GET /__mock/clock` reports it. */
-export interface ClockView {
-  /** The mock's current instant, ISO 8601 (`2030-01-01T00:00:00Z`). */
-  now: string;
-  /** Clock time minus real time, in seconds. */
-  offset_seconds: number;
-  frozen: boolean;
-}
+/**
+ * The mock's clock as `GET /__mock/clock` reports it (the control plane's `ClockState`, as in
+ * Python): `now`, its current instant in ISO 8601 (`2030-01-01T00:00:00Z`); `offset_seconds`,
+ * clock time minus real time; `frozen`.
+ */
+export type ClockState = Schemas['ClockState'];
+/** @deprecated The former name of ClockState. */
+export type ClockView = ClockState;
 
 /** Seconds (`691200`) or an ISO-8601 duration (`'P8D'`, `'PT1H30M'`). */
 export type Duration = number | string;
 
-/** The journal filter; `since` is an instant (a Date or an ISO-8601 string). */
+/** The journal filter; `since` is an instant (a Date or an ISO-8601 string), `after` an entry's id (`req_N`). */
 export interface RequestsFilter extends Omit<JournalFilter, 'since'> {
   since?: Date | string;
 }
 
-/** A principal's full snapshot: sessions with actions and files, mailboxes, secrets with values. */
-export type WorkspaceSnapshot = Awaited<ReturnType<typeof exportSnapshot>>;
+/** @deprecated The former name of WorkspaceExport (what `workspace()` gives); the import's body is WorkspaceImport. */
+export type WorkspaceSnapshot = WorkspaceExport;
 
 /** What a test can do to a running mock. */
 export interface MockControl {
@@ -45,13 +46,13 @@ export interface MockControl {
    */
   reset(principal?: string): Promise<void>;
   clock: {
-    now(): Promise<ClockView>;
+    now(): Promise<ClockState>;
     /** Freezes the clock at an instant. */
-    set(instant: Date | string): Promise<ClockView>;
+    set(instant: Date | string): Promise<ClockState>;
     /** Moves the clock by seconds or an ISO-8601 duration (`'P8D'`). */
-    advance(by: Duration): Promise<ClockView>;
+    advance(by: Duration): Promise<ClockState>;
     /** Back to real time. */
-    reset(): Promise<ClockView>;
+    reset(): Promise<ClockState>;
   };
   faults: {
     /** `{ operationId (or '*'), status (0 drops the connection), times?, body?, headers?, delay_ms?, probability?, principal? }` */
@@ -77,7 +78,8 @@ export interface MockControl {
   };
   /** The request journal, newest first, optionally filtered. */
   requests(filter?: RequestsFilter): Promise<JournalEntry[]>;
-  workspace(principal: string): Promise<WorkspaceSnapshot>;
+  /** A principal's full snapshot: sessions with actions and files, mailboxes, secrets with their values. */
+  workspace(principal: string): Promise<WorkspaceExport>;
   coverage(): Promise<CoverageReport>;
   /** Where the `--upstream` proxy saw the real service (or the client) leave openapi.json (`GET /__mock/drift`); empty without it. */
   drift(): Promise<DriftRecord[]>;

@@ -9,11 +9,15 @@ export { startMockServer, type MockServer, type ServerOptions } from './server.j
 export {
   connectMockServer,
   MockControlError,
+  type ClockState,
   type ClockView,
   type ControlOptions,
   type Duration,
+  type JournalId,
   type MockControl,
   type RequestsFilter,
+  type WorkspaceExport,
+  type WorkspaceImport,
   type WorkspaceSnapshot,
 } from './control-client.js';
 export { UnknownOperationError, type Fault, type FaultSpec } from './records/faults.js';

@@ -1,4 +1,8 @@
-/** Options of createApp (MockOptions) and startMockServer (ServerOptions), which the CLI fills, with their defaults. */
+/**
+ * Options of createApp (MockOptions) and startMockServer (ServerOptions), which the CLI fills,
+ * with their defaults. Every duration is in milliseconds and named `…Ms`.
+ */
+import { deprecate } from 'node:util';
 import type { AuthMode } from './operations/auth.js';
 import type { Clock } from './primitives/clock.js';
 
@@ -21,9 +25,13 @@ export interface MockOptions {
   resetData?: boolean;
   /** `open` (default): any non-empty bearer token; `strict`: issued tokens and scenario API keys only. */
   auth?: AuthMode;
-  /** File retention in seconds. Default 7 days. */
+  /** How long files uploaded while running are kept, in ms on the mock's clock. Default 7 days. */
+  fileTtlMs?: number;
+  /** How long tokens from `POST /token` live, in ms on the mock's clock. Default 30 days. */
+  tokenTtlMs?: number;
+  /** @deprecated Use `fileTtlMs` (milliseconds); still read, with a deprecation warning. */
   fileTtlSeconds?: number;
-  /** How long tokens from `POST /token` live, in seconds on the mock's clock. Default 30 days. */
+  /** @deprecated Use `tokenTtlMs` (milliseconds); still read, with a deprecation warning. */
   tokenTtlSeconds?: number;
   /** Upload limit in bytes. Default 100 MiB. */
   maxUploadBytes?: number;
@@ -75,7 +83,9 @@ export interface MockOptions {
    * its answers checked for drift against openapi.json; the local store is not used.
    */
   upstream?: string;
-  /** How long the upstream may stay silent (connecting, answering, or mid-body), in seconds. Default 30. */
+  /** How long the upstream may stay silent (connecting, answering, or mid-body), in ms. Default 30 s. */
+  upstreamTimeoutMs?: number;
+  /** @deprecated Use `upstreamTimeoutMs` (milliseconds); still read, with a deprecation warning. */
   upstreamTimeoutSeconds?: number;
   /** With `upstream`: a scenario file kept up to date with what the real service answered. */
   record?: string;
@@ -113,13 +123,39 @@ export const DEFAULTS = {
   scenario: 'default',
   seed: 1,
   auth: 'open' as AuthMode,
-  fileTtlSeconds: 7 * 24 * 3600,
+  fileTtlMs: 7 * 24 * 3600 * 1000,
   maxUploadBytes: 100 * 1024 * 1024,
-  tokenTtlSeconds: 30 * 24 * 3600,
+  tokenTtlMs: 30 * 24 * 3600 * 1000,
   logLevel: 'info',
   port: 8000,
   host: '127.0.0.1',
   dataDir: '.cloud-browser-mock',
   bodyIdleTimeoutMs: 30_000,
-  upstreamTimeoutSeconds: 30,
+  upstreamTimeoutMs: 30_000,
 };
+
+/** The options' durations, each in ms: the `…Ms` option, else its deprecated `…Seconds` one, else the default. */
+export interface Durations {
+  fileTtlMs: number;
+  tokenTtlMs: number;
+  upstreamTimeoutMs: number;
+}
+
+/** The `…Seconds` options the `…Ms` ones replaced (0.3); read still, behind one deprecation warning. */
+const DEPRECATED_SECONDS = { fileTtlSeconds: 'fileTtlMs', tokenTtlSeconds: 'tokenTtlMs', upstreamTimeoutSeconds: 'upstreamTimeoutMs' } as const;
+
+export const SECONDS_DEPRECATION =
+  'cloud-browser-mock: the options fileTtlSeconds, tokenTtlSeconds and upstreamTimeoutSeconds are deprecated: use fileTtlMs, tokenTtlMs and upstreamTimeoutMs (milliseconds)';
+/** Node prints a deprecation once per process for its code, so a suite creating many apps sees one line. */
+const warnSeconds = deprecate(() => {}, SECONDS_DEPRECATION, 'CBM_DEP_SECONDS');
+
+export function durations(options: MockOptions): Durations {
+  const given = (Object.keys(DEPRECATED_SECONDS) as (keyof typeof DEPRECATED_SECONDS)[]).filter((name) => options[name] !== undefined);
+  if (given.length) warnSeconds();
+  const ms = (name: keyof typeof DEPRECATED_SECONDS, fallback: number) => options[DEPRECATED_SECONDS[name]] ?? (options[name] !== undefined ? options[name] * 1000 : fallback);
+  return {
+    fileTtlMs: ms('fileTtlSeconds', DEFAULTS.fileTtlMs),
+    tokenTtlMs: ms('tokenTtlSeconds', DEFAULTS.tokenTtlMs),
+    upstreamTimeoutMs: ms('upstreamTimeoutSeconds', DEFAULTS.upstreamTimeoutMs),
+  };
+}

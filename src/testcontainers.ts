@@ -9,15 +9,19 @@
  *
  * const mock = await new CloudBrowserMockContainer('cloud-browser-mock:latest').withScenario('paging').start();
  * await fetch(`${mock.url}/sessions`, …);
- * await mock.control.faults.add({ operationId: 'listSessionFiles', status: 503, times: 1 });
+ * await mock.faults.add({ operationId: 'listSessionFiles', status: 503, times: 1 }); // a MockControl, as startMockServer's
  * await mock.stop();
  * ```
  */
+import { statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { AbstractStartedContainer, GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { connectMockServer, type MockControl } from './control-client.js';
 
 /** The port the image listens on (its CBM_PORT). */
 export const CONTAINER_PORT = 8000;
+/** Where withSpec() puts the document inside the container (its name kept: .json, .yaml). */
+export const CONTAINER_SPEC_DIR = '/cloud-browser-mock/spec';
 
 export class CloudBrowserMockContainer extends GenericContainer {
   #adminToken: string | undefined;
@@ -39,7 +43,19 @@ export class CloudBrowserMockContainer extends GenericContainer {
     return this.withEnvironment({ CBM_AUTH: mode });
   }
 
-  /** Guards /__mock with this token; the started container's `control` sends it. */
+  /**
+   * Serves every operation of this OpenAPI document besides the mock's own (the CLI's `--spec`):
+   * the file is copied into the container, read-only, when it starts (a copy, not a bind mount,
+   * so it works with a remote Docker engine too).
+   */
+  withSpec(path: string): this {
+    const source = resolve(path);
+    if (!statSync(source, { throwIfNoEntry: false })?.isFile()) throw new Error(`withSpec: no file at ${source}`);
+    const target = `${CONTAINER_SPEC_DIR}/${basename(source)}`;
+    return this.withCopyFilesToContainer([{ source, target, mode: 0o444 }]).withEnvironment({ CBM_SPEC: target });
+  }
+
+  /** Guards /__mock with this token; the started container's handle sends it. */
   withAdminToken(token: string): this {
     this.#adminToken = token;
     return this.withEnvironment({ CBM_ADMIN_TOKEN: token });
@@ -64,14 +80,23 @@ export class CloudBrowserMockContainer extends GenericContainer {
   }
 }
 
+/**
+ * A started container is a MockControl, as startMockServer's MockServer is (`mock.faults.add(…)`,
+ * `mock.reset()`), besides a Testcontainers container (`stop()`, `getMappedPort()`…).
+ */
+// The interface declares what the constructor copies in: every member of the handle, so one
+// added to MockControl reaches this class without a line here.
+export interface StartedCloudBrowserMockContainer extends MockControl {}
 export class StartedCloudBrowserMockContainer extends AbstractStartedContainer {
   constructor(
     started: StartedTestContainer,
     /** Base URL of the mock from the host, e.g. `http://localhost:32768`. */
     readonly url: string,
-    /** The control handle (connectMockServer) on this container's /__mock. */
+    /** The same handle as the container itself (connectMockServer on its /__mock); kept from 0.2. */
     readonly control: MockControl,
   ) {
     super(started);
+    const { url: _url, ...members } = control;
+    Object.assign(this, members);
   }
 }

@@ -51,7 +51,7 @@ describe('when the upstream fails', () => {
   test('an upstream silent past --upstream-timeout answers 504, and the proxy keeps serving', async () => {
     const silent = createServer(() => undefined); // accepts, never answers
     const url = await listen(silent);
-    const proxy = await testServer({ upstream: url, upstreamTimeoutSeconds: 0.5 });
+    const proxy = await testServer({ upstream: url, upstreamTimeoutMs: 500 });
     try {
       const res = await fetch(`${proxy.url}/secrets`, { headers: auth });
       expect(res.status).toBe(504);
@@ -80,7 +80,7 @@ describe('when the upstream fails', () => {
     });
     const url = await listen(slow);
     // Each pause is shorter than the timeout; all of them together are much longer.
-    const proxy = await testServer({ upstream: url, upstreamTimeoutSeconds: 0.4 });
+    const proxy = await testServer({ upstream: url, upstreamTimeoutMs: 400 });
     try {
       const res = await fetch(`${proxy.url}/sessions/sess_1/files/file_1`, { headers: auth });
       expect(res.status).toBe(200);
@@ -100,7 +100,7 @@ test('an upstream that stalls mid-answer is cut after the idle timeout: the clie
   });
   const url = await listen(stalling);
   const log = logCapture();
-  const proxy = await testServer({ upstream: url, upstreamTimeoutSeconds: 0.4, logLevel: 'warn', logDestination: log.stream });
+  const proxy = await testServer({ upstream: url, upstreamTimeoutMs: 400, logLevel: 'warn', logDestination: log.stream });
   try {
     const res = await fetch(`${proxy.url}/sessions/sess_1/files/file_1`, { headers: auth });
     expect(res.status).toBe(200);

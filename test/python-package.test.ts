@@ -93,10 +93,10 @@ describeWithVenv('the Python package and its pytest plugin', () => {
 
   test("the package's own tests pass against the built CLI: every MockControl method over HTTP, admin token, errors", async () => {
     const tests = await run(tools, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: source, env: { CBM_COMMAND: COMMAND } });
-    // test_docker.py's two need CBM_IMAGE: .ci/run's docker-smoke step runs them with the image.
-    expect([tests.code, tests.out]).toEqual([0, expect.stringMatching(/^\d+ passed, 2 skipped in /m)]);
+    // test_docker.py's five need CBM_IMAGE: .ci/run's docker-smoke step runs them with the image.
+    expect([tests.code, tests.out]).toEqual([0, expect.stringMatching(/^\d+ passed, 5 skipped in /m)]);
     expect(tests.out).not.toMatch(/\b(failed|error)\b/);
-    expect(tests.out.match(/^SKIPPED \[1\] tests\/test_docker\.py:\d+: CBM_IMAGE is not set: the Docker mode runs in \.ci\/run's docker-smoke step$/gm)).toHaveLength(2);
+    expect(tests.out.match(/^SKIPPED \[1\] tests\/test_docker\.py:\d+: CBM_IMAGE is not set: the Docker mode runs in \.ci\/run's docker-smoke step$/gm)).toHaveLength(5);
   }, 300_000);
 
   test('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock', async () => {
@@ -141,6 +141,63 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect([...urlsByWorker.keys()].sort()).toEqual(['gw0', 'gw1']);
     for (const urls of urlsByWorker.values()) expect(urls.size).toBe(1);
     expect(new Set(records.map((r) => r.url)).size).toBe(2);
+  }, 300_000);
+
+  /** The strict scratch project run with `args` and `env`: its pytest result and the secret id it recorded. */
+  async function strictScratch(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; secretId: string }> {
+    const dir = join(work, name);
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), dir, { recursive: true });
+    const out = join(dir, 'out');
+    mkdirSync(out);
+    const result = await pytest(dir, ['test_strict_mock.py', ...args], { CBM_SCRATCH_OUT: out, ...env });
+    return { ...result, secretId: readFileSync(join(out, 'secret-id'), 'utf8') };
+  }
+
+  test('the plugin from the wheel, command mode: --cbm-auth strict and --cbm-seed (or CBM_AUTH and CBM_SEED) reach the mock it starts, which refuses an unknown key', async () => {
+    const flags = await strictScratch('strict-flags', ['--cbm-command', COMMAND, '--cbm-auth', 'strict', '--cbm-seed', '7']);
+    expect([flags.code, flags.out]).toEqual([0, expect.stringMatching(/^2 passed in /m)]);
+    const variables = await strictScratch('strict-variables', [], { CBM_COMMAND: COMMAND, CBM_AUTH: 'strict', CBM_SEED: '7' });
+    expect([variables.code, variables.out]).toEqual([0, expect.stringMatching(/^2 passed in /m)]);
+    expect(variables.secretId).toBe(flags.secretId);
+    // Without them: an open mock takes the made-up key, and another seed makes other ids.
+    const open = await strictScratch('open-other-seed', ['--cbm-command', COMMAND, '--cbm-seed', '8']);
+    expect([open.code, open.out]).toEqual([1, expect.stringMatching(/^E +assert 200 == 401$/m)]);
+    expect(open.out).toMatch(/^FAILED test_strict_mock\.py::test_a_strict_mock_refuses_a_key_the_scenario_does_not_have$/m);
+    expect(open.out).toMatch(/^1 failed, 1 passed in /m);
+    expect(open.secretId).not.toBe(flags.secretId);
+  }, 300_000);
+
+  /** A scratch project with issue 30's test document beside its test, which calls an operation only that document has. */
+  function specScratch(name: string): string {
+    const dir = join(work, name);
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), dir, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(dir, 'service.openapi.json'));
+    return dir;
+  }
+
+  test('the plugin from the wheel, command mode: --cbm-spec (or CBM_SPEC), a path relative to where pytest runs, is the mock\'s --spec (issue 30)', async () => {
+    const flag = await pytest(specScratch('spec-flag'), ['--cbm-command', COMMAND, '--cbm-spec', 'service.openapi.json']);
+    expect([flag.code, flag.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
+    const variable = await pytest(specScratch('spec-variable'), [], { CBM_COMMAND: COMMAND, CBM_SPEC: 'service.openapi.json' });
+    expect([variable.code, variable.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
+  }, 300_000);
+
+  test('a --cbm-seed the CLI refuses: each test errors with the CLI\'s own line, without a traceback', async () => {
+    const result = await pytest(scratch('bad-seed'), ['--cbm-command', COMMAND, '--cbm-seed', 'seven']);
+    expect([result.code, result.out]).toEqual([1, expect.stringMatching(/^4 errors in /m)]);
+    expect(result.out).toMatch(/^cloud-browser-mock: --seed must be an integer, not "seven" \(exit code 2: node \S+cli\.js .*--seed seven/m);
+    expect(result.out).not.toContain('Traceback');
+    expect(result.out).not.toContain('During handling');
+  }, 300_000);
+
+  test('with --cbm-url, the options for a mock the plugin starts are a one-line usage error', async () => {
+    const result = await pytest(scratch('url-with-start-options'), ['--cbm-url', 'http://127.0.0.1:9', '--cbm-auth', 'strict', '--cbm-seed', '7']);
+    expect(result.code).toBe(4);
+    expect(result.out).toContain('ERROR: cloud-browser-mock: --cbm-auth, --cbm-seed are for a mock the plugin starts, and with --cbm-url it starts none: give them to the mock you run\n');
+    expect(result.out).not.toContain('Traceback');
+    // Their variables are the CLI's own (a sidecar may be configured by them): no error (collected only: nothing answers there).
+    const variables = await pytest(scratch('url-with-start-variables'), ['--collect-only'], { CBM_URL: 'http://127.0.0.1:9', CBM_AUTH: 'strict', CBM_SEED: '7' });
+    expect([variables.code, variables.out]).toEqual([0, expect.stringMatching(/^4 tests collected in /m)]);
   }, 300_000);
 
   testWithPy39('on Python 3.9 the built wheel imports, its TypedDicts evaluate, and the handle drives the CLI', async () => {

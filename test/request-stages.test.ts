@@ -33,7 +33,7 @@ beforeAll(async () => {
     store,
     clock,
     authMode: DEFAULTS.auth,
-    config: { fileTtlMs: DEFAULTS.fileTtlSeconds * 1000, maxUploadBytes: DEFAULTS.maxUploadBytes, tokenTtlMs: DEFAULTS.tokenTtlSeconds * 1000 },
+    config: { fileTtlMs: DEFAULTS.fileTtlMs, maxUploadBytes: DEFAULTS.maxUploadBytes, tokenTtlMs: DEFAULTS.tokenTtlMs },
     texts: store.texts,
     keyPrincipals: new Map(),
   });

@@ -4,7 +4,7 @@ clock, and a 503 the client retries. `FilesClient` stands for your code.
 No conftest.py: the `mock` fixture comes from the Python package's pytest plugin.
 
     pip install ../../python pytest requests            # the package, from this repository
-    pytest --cbm-package cloud-browser-mock-0.2.0.tgz   # npx of a packed tarball (or CBM_TARBALL)
+    pytest --cbm-package cloud-browser-mock-0.2.0.tgz   # npx of a packed tarball (or CBM_PACKAGE)
     pytest --cbm-image cloud-browser-mock:latest        # the Docker image (or CBM_IMAGE)
     pytest --cbm-url http://127.0.0.1:8000              # a mock already running (or CBM_URL)
 """

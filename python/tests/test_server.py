@@ -64,9 +64,9 @@ def test_a_command_that_does_not_exist_raises_naming_it() -> None:
 
 
 def test_without_a_way_to_start_it_raises_naming_the_options(monkeypatch: pytest.MonkeyPatch) -> None:
-    for variable in ("CBM_COMMAND", "CBM_TARBALL", "CBM_IMAGE"):
+    for variable in ("CBM_COMMAND", "CBM_PACKAGE", "CBM_TARBALL", "CBM_IMAGE"):
         monkeypatch.delenv(variable, raising=False)
-    with pytest.raises(MockStartError, match="pass command= .* package= .* image= .* CBM_COMMAND, CBM_TARBALL or CBM_IMAGE"):
+    with pytest.raises(MockStartError, match="pass command= .* package= .* image= .* CBM_COMMAND, CBM_PACKAGE or CBM_IMAGE"):
         start_mock_server()
 
 

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { OpenApiDocument } from '../document/openapi.js';
-import { DEFAULTS, type MockOptions } from '../options.js';
+import type { MockOptions } from '../options.js';
 import type { Clock } from '../primitives/clock.js';
 import type { ProxyDeps } from '../proxy/proxy-stage.js';
 import { StartupError } from '../store/store.js';
@@ -21,7 +21,7 @@ export async function responseValidator(document: OpenApiDocument): Promise<Resp
 /**
  * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
  */
-export async function proxyDeps(options: MockOptions, document: OpenApiDocument, validator: OpenApiRequestValidator, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
+export async function proxyDeps(options: MockOptions, upstreamTimeoutMs: number, document: OpenApiDocument, validator: OpenApiRequestValidator, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
   if (!options.upstream) {
     if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
     if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
@@ -31,7 +31,7 @@ export async function proxyDeps(options: MockOptions, document: OpenApiDocument,
   const { parseUpstream, ProxySetupError, UpstreamUrlError } = await import('../proxy/forward.js');
   let upstream;
   try {
-    upstream = parseUpstream(options.upstream, options.upstreamTimeoutSeconds ?? DEFAULTS.upstreamTimeoutSeconds);
+    upstream = parseUpstream(options.upstream, upstreamTimeoutMs);
   } catch (e) {
     if (e instanceof UpstreamUrlError) throw new ProxySetupError(e.message);
     throw e;

@@ -70,7 +70,7 @@ export const FLAGS: Record<string, FlagSpec> = {
     set: (o, v) => {
       const seconds = parseDuration(String(v));
       if (seconds === null || seconds <= 0) return 'must be a positive duration such as 3600, 90s, 24h, 7d or P7D';
-      o.fileTtlSeconds = seconds;
+      o.fileTtlMs = seconds * 1000;
     },
   },
   'token-ttl': {
@@ -80,7 +80,7 @@ export const FLAGS: Record<string, FlagSpec> = {
       const seconds = parseDuration(String(v));
       // Tokens carry their expiry as a number; a century keeps it far from any precision limit.
       if (seconds === null || seconds <= 0 || seconds > 100 * 365 * 86400) return 'must be a positive duration up to 100 years such as 3600, 24h, 30d or P30D';
-      o.tokenTtlSeconds = seconds;
+      o.tokenTtlMs = seconds * 1000;
     },
   },
   'max-upload': {
@@ -154,7 +154,7 @@ export const FLAGS: Record<string, FlagSpec> = {
     set: (o, v) => {
       const seconds = parseDuration(String(v));
       if (seconds === null || seconds <= 0) return 'must be a positive duration such as 30, 90s or 2m';
-      o.upstreamTimeoutSeconds = seconds;
+      o.upstreamTimeoutMs = seconds * 1000;
     },
   },
   record: {

@@ -10,6 +10,7 @@ import { parseDuration } from '../primitives/units.js';
 import { faultProblem, parseInstant } from './control-input.js';
 import { driftJunit } from './drift-junit.js';
 import { scenarioPinsProblem } from './pin-checks.js';
+import type { JournalId } from '../records/journal.js';
 import type { ControlContext, ControlHandlerMap, ControlJson, ControlStatus } from './handler-types.js';
 import type { OperationId as ControlOperationId } from '../generated/control-plane-api.js';
 
@@ -62,7 +63,9 @@ export const runtimeHandlers = {
   listRequests({ query: q }, ctx) {
     const since = q.since === null ? undefined : Date.parse(q.since);
     const pick = <K extends keyof typeof q>(k: K) => q[k] ?? undefined;
-    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after: q.after === null ? undefined : Number(String(q.after).slice(4)) });
+    // The document's pattern (^req_[1-9][0-9]*$) has made sure it is a journal id.
+    const after = q.after === null ? undefined : (q.after as JournalId);
+    const items = ctx.deps.journal.list({ operationId: pick('operationId'), method: pick('method'), path: pick('path'), principal: pick('principal'), status: pick('status'), limit: pick('limit'), since, unmatched: pick('unmatched'), after });
     return json(ctx, 200, { items });
   },
 

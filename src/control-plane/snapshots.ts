@@ -15,8 +15,10 @@ import type { Workspace } from '../store/workspace.js';
 import { base64Stream } from '../primitives/base64-stream.js';
 import type { Schemas } from '../generated/control-plane-api.js';
 
-/** A snapshot as control-plane.openapi.json describes it (the import's body, checked by the validator). */
-export type WorkspaceSnapshot = Schemas['WorkspaceSnapshot'];
+/** What importWorkspace takes, as control-plane.openapi.json describes it (checked by the validator). */
+export type WorkspaceImport = Schemas['WorkspaceImport'];
+/** What exportWorkspace answers: every field the mock holds given; an import takes it back as it is. */
+export type WorkspaceExport = Schemas['WorkspaceExport'];
 
 /** A full snapshot; with `blobs`, uploaded files carry their bytes as `content_base64`. */
 export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
@@ -35,7 +37,7 @@ export async function exportSnapshot(ws: Workspace, blobs?: BlobStore) {
     sessions,
     mailboxes: d.mailboxes.map(mailboxSnapshot),
     secrets: d.secrets.map((s) => ({ ...secretView(s), value: s.value })),
-  } satisfies WorkspaceSnapshot;
+  } satisfies WorkspaceExport;
 }
 
 /** A mailbox as the control plane shows it: the service's view plus the hidden connection state. */
@@ -58,7 +60,7 @@ const ms = (t: string) => parseInstant(t)!;
 const msOrNull = (t: string | null | undefined) => (t === null || t === undefined ? null : parseInstant(t));
 
 /** Replaces the workspace's data with a validated snapshot; file bytes go to blobs. */
-export async function importSnapshot(ws: Workspace, snapshot: WorkspaceSnapshot, blobs: BlobStore, now: number): Promise<void> {
+export async function importSnapshot(ws: Workspace, snapshot: WorkspaceImport, blobs: BlobStore, now: number): Promise<void> {
   // Everything that waits comes first: uploaded bytes, and the checksums of derived bytes. Then,
   // with no wait until the document is replaced, the blobs kept from the records as they are now —
   // so a file deleted meanwhile is not revived pointing at bytes the delete removed (the import

@@ -144,7 +144,8 @@ export interface Schemas {
     created_at: string;
     last_used_at?: string | null;
   };
-  WorkspaceSnapshot: {
+  /** What importWorkspace takes: a principal's workspace to replace the one it has. Ids, checksums and timestamps may be left out where the mock can derive them. */
+  WorkspaceImport: {
     sessions: Array<Schemas["SnapshotSession"]>;
     mailboxes: Array<Schemas["SnapshotMailbox"]>;
     secrets: Array<Schemas["SnapshotSecret"]>;
@@ -343,6 +344,28 @@ export interface Schemas {
   };
   /** A 422: a list of Pydantic-style errors when the request breaks this document (as the service's 422s), or one string naming what is wrong when a well-formed request asks for something that cannot be (an unknown scenario or operationId, a duplicate id, an impossible clock change). */
   ControlValidationError: Schemas["HTTPValidationError"] | Schemas["HTTPError"];
+  /** A stored file as the service describes it, with its bytes when asked for */
+  ExportedFile: Schemas["SessionFile"] & {
+    /** The file's bytes as stored (absent with content=false, and where its bytes are derived from its id and size) */
+    content_base64?: string;
+  };
+  ExportedSession: {
+    id: string;
+    actions: Array<Record<string, unknown>>;
+    files: Array<Schemas["ExportedFile"]>;
+  };
+  /** A secret's metadata with its value */
+  ExportedSecret: Schemas["SecretMetadata"] & {
+    value: string;
+  };
+  /** What exportWorkspace answers: a principal's full snapshot, every field the mock holds given; importWorkspace takes it back as it is */
+  WorkspaceExport: {
+    sessions: Array<Schemas["ExportedSession"]>;
+    mailboxes: Array<Schemas["SnapshotMailbox"]>;
+    secrets: Array<Schemas["ExportedSecret"]>;
+  };
+  /** The former name of WorkspaceExport, kept for code written against it */
+  WorkspaceSnapshot: Schemas["WorkspaceExport"];
 }
 
 export interface Operations {
@@ -442,7 +465,7 @@ export interface Operations {
     responses: {
       /** OK */
       200: {
-        "application/json": Schemas["WorkspaceSnapshot"];
+        "application/json": Schemas["WorkspaceExport"];
       };
       /** Admin token required (--admin-token) */
       401: {
@@ -458,7 +481,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     headers: Record<string, never>;
-    body: Schemas["WorkspaceSnapshot"];
+    body: Schemas["WorkspaceImport"];
     upload: never;
     responses: {
       /** Imported */

@@ -23,7 +23,7 @@ export class UpstreamUrlError extends Error {}
 export class ProxySetupError extends StartupError {}
 
 /** Checks an upstream base URL: http or https, no query or fragment. */
-export function parseUpstream(text: string, timeoutSeconds: number): Upstream {
+export function parseUpstream(text: string, timeoutMs: number): Upstream {
   let url: URL;
   try {
     url = new URL(text);
@@ -32,8 +32,8 @@ export function parseUpstream(text: string, timeoutSeconds: number): Upstream {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamUrlError(`upstream must be an http:// or https:// URL, not ${JSON.stringify(text)}`);
   if (url.search || url.hash) throw new UpstreamUrlError(`upstream ${url.origin} must be a base URL without query or fragment`);
-  if (!(timeoutSeconds > 0)) throw new UpstreamUrlError(`upstream timeout must be a positive duration, not ${timeoutSeconds}`);
-  return { url, origin: url.origin, timeoutMs: Math.round(timeoutSeconds * 1000) };
+  if (!(timeoutMs > 0)) throw new UpstreamUrlError(`upstream timeout must be a positive duration, not ${timeoutMs} ms`);
+  return { url, origin: url.origin, timeoutMs: Math.round(timeoutMs) };
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);

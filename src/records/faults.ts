@@ -53,6 +53,7 @@ export function unknownOperationProblem(operationId: string, known: readonly str
 
 export class Faults {
   #faults: Fault[] = [];
+  /** Ids grow for the life of the process, as the journal's do: a stale id never removes a new fault. */
   #next = 1;
   #random: () => number;
   readonly #operationIds: readonly string[];
@@ -60,6 +61,16 @@ export class Faults {
   /** `operationIds`: the service's operations, the only ones a fault may name (besides `*`). */
   constructor(operationIds: readonly string[], seed = 1) {
     this.#operationIds = operationIds;
+    this.#random = prng(seed);
+  }
+
+  /**
+   * A run starts over (a full reset, a scenario switch): no faults, and the random generator back
+   * at the start of `seed`'s sequence, so a test with a `probability` fault sees the same
+   * sequence of fired and spared calls after each reset, and a failure can be replayed.
+   */
+  restart(seed: number): void {
+    this.#faults = [];
     this.#random = prng(seed);
   }
 

@@ -12,8 +12,11 @@ import { descriptorOf } from '../operations/descriptors.js';
 import { isoTime } from '../primitives/clock.js';
 import { summarizeBody } from './body-summary.js';
 
-/** One journal entry, as control-plane.openapi.json describes it (generated). */
-export type JournalEntry = Schemas['JournalEntry'];
+/** A journal entry's id: `req_` and its number, which grows for the life of the process. */
+export type JournalId = `req_${number}`;
+
+/** One journal entry, as control-plane.openapi.json describes it (generated), its id typed as one. */
+export type JournalEntry = Omit<Schemas['JournalEntry'], 'id'> & { id: JournalId };
 
 export interface JournalFilter {
   operationId?: string;
@@ -25,8 +28,8 @@ export interface JournalFilter {
   since?: number;
   /** true: only requests no operation matched (operationId null); false: only the others. */
   unmatched?: boolean;
-  /** Only entries recorded after the one numbered so (req_N): a poller's cursor. */
-  after?: number;
+  /** Only entries recorded after the one with this id (an entry's `id`): a poller's cursor. */
+  after?: JournalId;
   limit?: number;
 }
 
@@ -77,10 +80,11 @@ export class Journal {
 
   list(f: JournalFilter = {}): JournalEntry[] {
     const out: JournalEntry[] = [];
+    const after = f.after === undefined ? undefined : Number(f.after.slice('req_'.length));
     for (let i = this.#entries.length - 1; i >= this.#head && out.length < (f.limit ?? Infinity); i--) {
       const e = this.#entries[i];
       // Newest first: everything from here on is older than the cursor, so a poll costs only what is new.
-      if (f.after !== undefined && e.seq <= f.after) break;
+      if (after !== undefined && e.seq <= after) break;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
       if (f.method !== undefined && e.method !== f.method.toUpperCase()) continue;
       if (f.path !== undefined && e.path !== f.path) continue;

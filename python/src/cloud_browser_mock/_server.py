@@ -12,19 +12,17 @@ import signal
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import deque
 from types import TracebackType
 from typing import IO, Callable, Deque, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
-from ._control import _OPENER, MockControl
+from ._control import MockControl
+from ._docker import start_docker
+from ._starting import MockStartError, Settings, healthy_or_stopped, wait_for_health
+
+__all__ = ["MockServer", "MockStartError", "connect_mock_server", "npx_argv", "package_from_environment", "start_mock_server", "wait_for_health"]
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
-
-
-class MockStartError(RuntimeError):
-    """The mock did not start: the message is the CLI's own one-line error where it gave one."""
 
 
 class MockServer(MockControl):
@@ -58,37 +56,6 @@ def _admin_token(admin_token: Optional[str]) -> Optional[str]:
     return admin_token if admin_token is not None else (os.environ.get("CBM_ADMIN_TOKEN") or None)
 
 
-def wait_for_health(url: str, timeout: float = 30.0, alive: Optional[Callable[[], Optional[str]]] = None) -> None:
-    """Returns once ``url``/health answers 200; raises MockStartError after ``timeout`` seconds,
-    or as soon as ``alive()`` returns a reason the mock is gone."""
-    deadline = time.monotonic() + timeout
-    last = "no answer"
-    while True:
-        try:
-            with _OPENER.open(f"{url.rstrip('/')}/health", timeout=5) as res:
-                res.read()
-                return
-        except urllib.error.HTTPError as e:
-            last = f"status {e.code}"
-        except (urllib.error.URLError, OSError) as e:
-            last = str(getattr(e, "reason", e))
-        gone = alive() if alive else None
-        if gone:
-            raise MockStartError(gone)
-        if time.monotonic() >= deadline:
-            raise MockStartError(f"cloud-browser-mock at {url}: /health did not answer 200 within {timeout:g} s ({last})")
-        time.sleep(0.1)
-
-
-def _healthy_or_stopped(url: str, timeout: float, gone: Callable[[], Optional[str]], stop: Callable[[], None]) -> None:
-    """A mock this process started: healthy, or stopped before the error goes up."""
-    try:
-        wait_for_health(url, timeout, gone)
-    except BaseException:
-        stop()
-        raise
-
-
 def connect_mock_server(url: str, admin_token: Optional[str] = None, *, timeout: float = 30.0) -> MockControl:
     """The handle on a mock started elsewhere (npx, a Docker sidecar, a CI service), once its
     ``/health`` answers 200. ``admin_token`` defaults to ``CBM_ADMIN_TOKEN``."""
@@ -96,11 +63,9 @@ def connect_mock_server(url: str, admin_token: Optional[str] = None, *, timeout:
     return MockControl(url, _admin_token(admin_token))
 
 
-def _cli_flags(port: int, scenario: Optional[str], admin_token: Optional[str], data_dir: Optional[str], log_level: str, args: Sequence[str]) -> List[str]:
-    flags = ["--port", str(port), "--log-level", log_level]
+def _cli_flags(port: int, settings: Settings, spec: Optional[str], admin_token: Optional[str], data_dir: Optional[str], args: Sequence[str]) -> List[str]:
+    flags = ["--port", str(port)] + settings.flags(spec)
     flags += ["--data-dir", data_dir] if data_dir is not None else ["--in-memory"]
-    if scenario is not None:
-        flags += ["--scenario", scenario]
     if admin_token is not None:
         flags += ["--admin-token", admin_token]
     return flags + list(args)
@@ -168,7 +133,7 @@ def _start_process(argv: List[str], cwd: Optional[str], env: Mapping[str, str], 
     def gone() -> Optional[str]:
         return f"cloud-browser-mock exited with {proc.returncode}" if proc.poll() is not None else None
 
-    _healthy_or_stopped(url, timeout, gone, stop)
+    healthy_or_stopped(url, timeout, gone, stop)
     return url, stop
 
 
@@ -180,47 +145,6 @@ def _signal_group(proc: "subprocess.Popen[str]", sig: int) -> None:
             proc.terminate()
     except ProcessLookupError:
         pass
-
-
-def _start_docker(image: str, port: int, scenario: Optional[str], admin_token: Optional[str], log_level: str, args: Sequence[str], timeout: float) -> Tuple[str, Callable[[], None]]:
-    docker = shutil.which("docker")
-    if docker is None:
-        raise MockStartError(f"image {image}: the docker command is not on PATH")
-    # The container does not inherit this environment: the admin token goes in explicitly.
-    env = ["-e", f"CBM_ADMIN_TOKEN={admin_token}"] if admin_token is not None else []
-    flags = ["--in-memory", "--log-level", log_level] + (["--scenario", scenario] if scenario is not None else []) + list(args)
-    # Not --rm: a container that exits at once (a bad flag or scenario) keeps its logs, whose last
-    # line is the CLI's error; stop() removes it.
-    run = subprocess.run([docker, "run", "-d", "-p", f"127.0.0.1:{port or ''}:8000", *env, image, *flags], capture_output=True, text=True)
-    if run.returncode != 0:
-        said = _last_line("\n".join(line for line in run.stderr.splitlines() if not line.startswith("Run 'docker run --help'")))
-        raise MockStartError(f"docker run {image}: {said or f'exit code {run.returncode}'}")
-    cid = run.stdout.strip()
-
-    def stop() -> None:
-        subprocess.run([docker, "stop", cid], capture_output=True)
-        subprocess.run([docker, "rm", "-f", cid], capture_output=True)
-
-    published = subprocess.run([docker, "port", cid, "8000/tcp"], capture_output=True, text=True)
-    if published.returncode != 0 or not published.stdout.strip():
-        logs = subprocess.run([docker, "logs", cid], capture_output=True, text=True)
-        stop()
-        raise MockStartError(f"{_last_line(logs.stderr) or _last_line(published.stderr) or 'the container stopped'} (docker run {image})")
-    url = f"http://127.0.0.1:{published.stdout.splitlines()[0].rsplit(':', 1)[1].strip()}"
-
-    def gone() -> Optional[str]:
-        state = subprocess.run([docker, "inspect", "-f", "{{.State.Running}}", cid], capture_output=True, text=True)
-        if state.stdout.strip() == "true":
-            return None
-        logs = subprocess.run([docker, "logs", cid], capture_output=True, text=True)
-        return f"{_last_line(logs.stderr) or 'the container stopped'} (docker run {image})"
-
-    _healthy_or_stopped(url, timeout, gone, stop)
-    return url, stop
-
-
-def _last_line(text: str) -> str:
-    return next((line for line in reversed(text.splitlines()) if line.strip()), "")
 
 
 def npx_argv(package: str) -> Tuple[List[str], Optional[str]]:
@@ -236,6 +160,9 @@ def start_mock_server(
     *,
     scenario: Optional[str] = None,
     admin_token: Optional[str] = None,
+    auth: Optional[str] = None,
+    seed: Union[int, str, None] = None,
+    spec: Optional[str] = None,
     port: int = 0,
     command: Union[str, Sequence[str], None] = None,
     package: Optional[str] = None,
@@ -251,35 +178,54 @@ def start_mock_server(
 
     How, in this order: ``command`` (a command line for the CLI, e.g. ``"node
     path/to/dist/bin/cli.js"``, given ``--port``, ``--in-memory`` or ``--data-dir``, ``--log-level``,
-    ``--scenario`` and ``--admin-token`` as set, then ``args``), ``package`` (an npm package spec
-    or a packed ``.tgz``, run by ``npx``), ``image`` (a Docker image, run by the ``docker`` CLI on
-    127.0.0.1); else the environment: ``CBM_COMMAND``, ``CBM_TARBALL``, ``CBM_IMAGE``.
+    ``--scenario``, ``--auth``, ``--seed``, ``--spec`` and ``--admin-token`` as set, then ``args``),
+    ``package`` (an npm package spec or a packed ``.tgz``, run by ``npx``), ``image`` (a Docker
+    image, run by the ``docker`` CLI on 127.0.0.1); else the environment: ``CBM_COMMAND``,
+    ``CBM_PACKAGE`` (or its former name ``CBM_TARBALL``), ``CBM_IMAGE``.
 
     ``scenario``: a built-in scenario or a scenario file (a file must be inside the image for
-    ``image``). ``admin_token`` defaults to ``CBM_ADMIN_TOKEN``, which a started CLI also reads.
-    Raises MockStartError with the CLI's own one-line error when the mock does not start.
+    ``image``). ``auth``: ``"open"`` or ``"strict"``; ``seed``: the CLI's ``--seed`` (an integer; the CLI checks it); ``spec``: an
+    OpenAPI document whose other operations the mock serves too (for ``image``, mounted read-only).
+    A command or npx child inherits ``env`` (default ``os.environ``), the CLI's ``CBM_*`` variables
+    with it; a container gets only the mock's own variables (DOCKER_PASSED_VARIABLES), never
+    ``CBM_HOST``, ``CBM_PORT`` or ``CBM_DATA_DIR``, which the image sets. ``admin_token`` defaults
+    to ``CBM_ADMIN_TOKEN``. Raises MockStartError with the CLI's own one-line error when the mock
+    does not start.
+
+    Two defaults differ from Node's ``startMockServer``: ``log_level`` is ``"warn"``, not
+    ``"info"``, since the child's output goes to a pipe read only for its listening line and its
+    last lines on a failure (a line per request would be written and dropped); and ``timeout`` is
+    120 s, not 30, since starting may include npx installing the package or Docker pulling the image.
     """
     token = _admin_token(admin_token)
     child_env = dict(os.environ if env is None else env)
     if command is None and package is None and image is None:
         command = os.environ.get("CBM_COMMAND") or None
-        package = os.environ.get("CBM_TARBALL") or None
+        package = package_from_environment(os.environ)
         image = os.environ.get("CBM_IMAGE") or None
         if command is None and package is None and image is None:
             raise MockStartError(
                 "no way to start cloud-browser-mock: pass command= (e.g. 'node path/to/dist/bin/cli.js'), package= (an npm spec "
-                "or a packed .tgz, run by npx) or image= (a Docker image), or set CBM_COMMAND, CBM_TARBALL or CBM_IMAGE"
+                "or a packed .tgz, run by npx) or image= (a Docker image), or set CBM_COMMAND, CBM_PACKAGE or CBM_IMAGE"
             )
+    settings = Settings(scenario, auth, seed, log_level)
+    # The child's working directory is not always this one (npx of a tarball runs beside it).
+    spec_path = os.path.abspath(spec) if spec is not None else None
     if command is not None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise MockStartError("command= is empty: give the CLI's command line, e.g. 'node path/to/dist/bin/cli.js'")
-        url, stop = _start_process(argv + _cli_flags(port, scenario, admin_token, data_dir, log_level, args), None, child_env, timeout)
+        url, stop = _start_process(argv + _cli_flags(port, settings, spec_path, admin_token, data_dir, args), None, child_env, timeout)
     elif package is not None:
         argv, cwd = npx_argv(package)
-        url, stop = _start_process(argv + _cli_flags(port, scenario, admin_token, data_dir, log_level, args), cwd, child_env, timeout)
+        url, stop = _start_process(argv + _cli_flags(port, settings, spec_path, admin_token, data_dir, args), cwd, child_env, timeout)
     else:
         assert image is not None
-        url, stop = _start_docker(image, port, scenario, token, log_level, args, timeout)
+        url, stop = start_docker(image, port, settings, spec, token, child_env, args, timeout)
     return MockServer(url, token, stop)
+
+
+def package_from_environment(env: Mapping[str, str]) -> Optional[str]:
+    """``CBM_PACKAGE``, else its former name ``CBM_TARBALL``; None when neither is set."""
+    return env.get("CBM_PACKAGE") or env.get("CBM_TARBALL") or None
 

@@ -18,6 +18,9 @@ __all__ = [
     "DriftList",
     "DriftProblem",
     "DriftRecord",
+    "ExportedFile",
+    "ExportedSecret",
+    "ExportedSession",
     "Fault",
     "FaultRequest",
     "FileSource",
@@ -44,8 +47,10 @@ __all__ = [
     "SnapshotSecret",
     "SnapshotSession",
     "ValidationError",
+    "WorkspaceExport",
     "WorkspaceFilePage",
     "WorkspaceFilePageItemsItem",
+    "WorkspaceImport",
     "WorkspaceList",
     "WorkspaceListItemsItem",
     "WorkspaceOverview",
@@ -184,7 +189,8 @@ class SnapshotSecret(_SnapshotSecretRequired, total=False):
     last_used_at: Union[str, None]
 
 
-class WorkspaceSnapshot(TypedDict):
+class WorkspaceImport(TypedDict):
+    "What importWorkspace takes: a principal's workspace to replace the one it has. Ids, checksums and timestamps may be left out where the mock can derive them."
     sessions: List[SnapshotSession]
     mailboxes: List[SnapshotMailbox]
     secrets: List[SnapshotSecret]
@@ -407,6 +413,32 @@ class Body_addSessionDownload(TypedDict):
 
 #: A 422: a list of Pydantic-style errors when the request breaks this document (as the service's 422s), or one string naming what is wrong when a well-formed request asks for something that cannot be (an unknown scenario or operationId, a duplicate id, an impossible clock change).
 ControlValidationError = Union["HTTPValidationError", "HTTPError"]
+
+
+class ExportedFile(SessionFile, total=False):
+    #: The file's bytes as stored (absent with content=false, and where its bytes are derived from its id and size)
+    content_base64: str
+
+
+class ExportedSession(TypedDict):
+    id: str
+    actions: List[Dict[str, Any]]
+    files: List[ExportedFile]
+
+
+class ExportedSecret(SecretMetadata):
+    value: str
+
+
+class WorkspaceExport(TypedDict):
+    "What exportWorkspace answers: a principal's full snapshot, every field the mock holds given; importWorkspace takes it back as it is"
+    sessions: List[ExportedSession]
+    mailboxes: List[SnapshotMailbox]
+    secrets: List[ExportedSecret]
+
+
+#: The former name of WorkspaceExport, kept for code written against it
+WorkspaceSnapshot = WorkspaceExport
 
 
 class WorkspaceListItemsItem(TypedDict):

@@ -2,10 +2,11 @@
 
 Fixtures: ``cloud_browser_mock`` (session scope: starts or connects once) and ``mock`` (the same
 handle, reset to the scenario before each test). Options, each with its environment variable:
-``--cbm-url`` (CBM_URL), ``--cbm-command`` (CBM_COMMAND), ``--cbm-package`` (CBM_TARBALL),
-``--cbm-image`` (CBM_IMAGE), ``--cbm-scenario`` (CBM_SCENARIO), ``--cbm-admin-token``
-(CBM_ADMIN_TOKEN). Under pytest-xdist each worker starts a mock of its own; with ``--cbm-url``
-they all share that one.
+``--cbm-url`` (CBM_URL), ``--cbm-command`` (CBM_COMMAND), ``--cbm-package`` (CBM_PACKAGE, or its
+former name CBM_TARBALL), ``--cbm-image`` (CBM_IMAGE); for a mock the plugin starts,
+``--cbm-scenario`` (CBM_SCENARIO), ``--cbm-auth`` (CBM_AUTH), ``--cbm-seed`` (CBM_SEED) and
+``--cbm-spec`` (CBM_SPEC); and ``--cbm-admin-token`` (CBM_ADMIN_TOKEN). Under pytest-xdist each
+worker starts a mock of its own; with ``--cbm-url`` they all share that one.
 """
 
 from __future__ import annotations
@@ -21,37 +22,54 @@ from typing import Any, Iterator, List, Optional, Tuple
 import pytest
 
 from ._control import MockControl
-from ._server import MockServer, connect_mock_server, start_mock_server
+from ._server import MockServer, MockStartError, connect_mock_server, start_mock_server
 
 __all__ = ["cloud_browser_mock", "mock"]
 
-_OPTIONS = (
-    ("--cbm-url", "CBM_URL", "URL of a running mock to use (a sidecar, npx in another shell); every xdist worker shares it"),
-    ("--cbm-command", "CBM_COMMAND", "command line that runs the CLI, e.g. 'node path/to/dist/bin/cli.js'; the plugin appends --port 0 and its flags"),
-    ("--cbm-package", "CBM_TARBALL", "npm package spec or packed .tgz to run with npx (under xdist installed once, then run by each worker)"),
-    ("--cbm-image", "CBM_IMAGE", "Docker image to run with the docker CLI, one container per session (per xdist worker)"),
-    ("--cbm-scenario", "CBM_SCENARIO", "scenario for a mock the plugin starts: a built-in name or a scenario file"),
-    ("--cbm-admin-token", "CBM_ADMIN_TOKEN", "the mock's admin token: given to a mock the plugin starts, sent on every control-plane call"),
+# Each option with its environment variables, the first one set winning (CBM_TARBALL: the former name).
+_OPTIONS: Tuple[Tuple[str, Tuple[str, ...], str], ...] = (
+    ("--cbm-url", ("CBM_URL",), "URL of a running mock to use (a sidecar, npx in another shell); every xdist worker shares it"),
+    ("--cbm-command", ("CBM_COMMAND",), "command line that runs the CLI, e.g. 'node path/to/dist/bin/cli.js'; the plugin appends --port 0 and its flags"),
+    ("--cbm-package", ("CBM_PACKAGE", "CBM_TARBALL"), "npm package spec or packed .tgz to run with npx (under xdist installed once, then run by each worker)"),
+    ("--cbm-image", ("CBM_IMAGE",), "Docker image to run with the docker CLI, one container per session (per xdist worker)"),
+    ("--cbm-scenario", ("CBM_SCENARIO",), "scenario for a mock the plugin starts: a built-in name or a scenario file"),
+    ("--cbm-auth", ("CBM_AUTH",), "auth mode of a mock the plugin starts: open (any bearer token) or strict (issued tokens and the scenario's API keys)"),
+    ("--cbm-seed", ("CBM_SEED",), "seed of a mock the plugin starts: the ids it makes and which probabilistic faults fire"),
+    ("--cbm-spec", ("CBM_SPEC",), "OpenAPI document whose other operations a mock the plugin starts serves too (Docker: mounted read-only)"),
+    ("--cbm-admin-token", ("CBM_ADMIN_TOKEN",), "the mock's admin token: given to a mock the plugin starts, sent on every control-plane call"),
 )
 
 NO_WAY = (
     "cloud-browser-mock: no way to reach or start the mock is configured; give one of --cbm-url URL (CBM_URL), "
-    "--cbm-command 'node path/to/dist/bin/cli.js' (CBM_COMMAND), --cbm-package SPEC_OR_TGZ (CBM_TARBALL) or --cbm-image IMAGE (CBM_IMAGE)"
+    "--cbm-command 'node path/to/dist/bin/cli.js' (CBM_COMMAND), --cbm-package SPEC_OR_TGZ (CBM_PACKAGE) or --cbm-image IMAGE (CBM_IMAGE)"
 )
+
+# What only a mock the plugin starts is given. On the command line beside --cbm-url they are an
+# error; their variables are the CLI's own too (a sidecar's configuration may set them), so there
+# they are left alone.
+_STARTING_ONLY = ("--cbm-scenario", "--cbm-auth", "--cbm-seed", "--cbm-spec")
 
 _INSTALLED = "cbm_installed_command"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cloud-browser-mock")
-    for flag, variable, help_text in _OPTIONS:
-        group.addoption(flag, dest=flag[2:].replace("-", "_"), default=None, help=f"{help_text} (env {variable})")
+    for flag, variables, help_text in _OPTIONS:
+        group.addoption(flag, dest=_dest(flag), default=None, help=f"{help_text} (env {' or '.join(variables)})")
+
+
+def _dest(flag: str) -> str:
+    return flag[2:].replace("-", "_")
+
+
+def _from_environment(flag: str) -> Optional[str]:
+    variables = next(v for f, v, _ in _OPTIONS if f == flag)
+    return next((os.environ[v] for v in variables if os.environ.get(v)), None)
 
 
 def _option(config: pytest.Config, flag: str) -> Optional[str]:
-    variable = next(v for f, v, _ in _OPTIONS if f == flag)
-    value = config.getoption(flag[2:].replace("-", "_"))
-    return (str(value) if value else None) or os.environ.get(variable) or None
+    value = config.getoption(_dest(flag))
+    return (str(value) if value else None) or _from_environment(flag)
 
 
 _WAYS = ("--cbm-url", "--cbm-command", "--cbm-package", "--cbm-image")
@@ -61,13 +79,13 @@ def _way(config: pytest.Config) -> Tuple[Optional[str], Optional[str]]:
     """How to reach the mock: the first of the options given on the command line, else the first
     of their environment variables; (None, None) when none is."""
     for flag in _WAYS:
-        value = config.getoption(flag[2:].replace("-", "_"))
+        value = config.getoption(_dest(flag))
         if value:
             return flag, str(value)
     for flag in _WAYS:
-        variable = next(v for f, v, _ in _OPTIONS if f == flag)
-        if os.environ.get(variable):
-            return flag, os.environ[variable]
+        found = _from_environment(flag)
+        if found:
+            return flag, found
     return None, None
 
 
@@ -76,9 +94,16 @@ def _distributed(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    way, package = _way(config)
+    given = [flag for flag in _STARTING_ONLY if config.getoption(_dest(flag))]
+    if way == "--cbm-url" and given:
+        one = len(given) == 1
+        raise pytest.UsageError(
+            f"cloud-browser-mock: {', '.join(given)} {'is' if one else 'are'} for a mock the plugin starts, and with --cbm-url it starts none: "
+            f"give {'it' if one else 'them'} to the mock you run"
+        )
     # Several workers running npx of one package at once race in npm's cache (npm < 11.6): the
     # controller installs it once, and each worker runs the installed CLI (pytest_configure_node).
-    way, package = _way(config)
     if not _distributed(config) or way != "--cbm-package" or package is None or config.getoption("collectonly"):
         return
     where = tempfile.mkdtemp(prefix="cbm-pytest-")
@@ -140,13 +165,23 @@ def cloud_browser_mock(pytestconfig: pytest.Config) -> Iterator[MockControl]:
     if way is None or value is None:
         pytest.fail(NO_WAY, pytrace=False)
     installed: Optional[List[str]] = getattr(config, "workerinput", {}).get(_INSTALLED)
-    server: MockServer = start_mock_server(
-        command=installed or (value if way == "--cbm-command" else None),
-        package=value if way == "--cbm-package" and not installed else None,
-        image=value if way == "--cbm-image" else None,
-        scenario=_option(config, "--cbm-scenario"),
-        admin_token=admin_token,
-    )
+    problem: Optional[str] = None
+    try:
+        server: MockServer = start_mock_server(
+            command=installed or (value if way == "--cbm-command" else None),
+            package=value if way == "--cbm-package" and not installed else None,
+            image=value if way == "--cbm-image" else None,
+            scenario=_option(config, "--cbm-scenario"),
+            auth=_option(config, "--cbm-auth"),
+            seed=_option(config, "--cbm-seed"),
+            spec=_option(config, "--cbm-spec"),
+            admin_token=admin_token,
+        )
+    except MockStartError as e:
+        problem = str(e)
+    if problem is not None:
+        # The CLI's own one-line error (a bad --cbm-seed, a missing scenario), not a traceback.
+        pytest.fail(problem, pytrace=False)
     with server:
         yield server
 
