@@ -3,20 +3,21 @@
  * of the tree (prepack deletes dist/ while other jest workers import it), the Python package built
  * into a wheel and installed with pytest, pytest-xdist and requests in a fresh virtual environment,
  * then `pytest -n 2` with CBM_TARBALL: the plugin installs the tarball once in the controller and
- * each worker starts the installed CLI. No conftest.py: the fixtures are the plugin's. Skipped with
- * the reason without python3's venv, unless CBM_REQUIRE_PYTHON=1 (.ci/run).
+ * each worker starts the installed CLI. No conftest.py: the fixtures are the plugin's. The tarball,
+ * the wheel and its environment are the ones the other test files use (packed.ts, python-venv.ts:
+ * made once per content). Skipped with the reason without python3's venv, unless
+ * CBM_REQUIRE_PYTHON=1 (.ci/run).
  */
 import { afterAll, beforeAll, expect } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join } from 'node:path';
 import { ROOT } from './helpers.js';
 import { testNeeding } from './needs-tool.js';
-import { HAS_VENV, NO_VENV, PYTEST, buildPackage, copyPackage, makeVenv, run, userEnv } from './python-venv.js';
+import { packedTarball } from './packed.js';
+import { HAS_VENV, NO_VENV, builtPackage, run } from './python-venv.js';
 
 const testWithVenv = testNeeding(HAS_VENV, NO_VENV);
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 let work: string;
 
 beforeAll(() => {
@@ -28,21 +29,15 @@ testWithVenv(
   'examples/python: pytest -n 2 with the plugin from the built wheel (npx of the packed tarball, installed once) passes the client flow',
   async () => {
     expect(existsSync(join(ROOT, 'examples', 'python', 'conftest.py'))).toBe(false);
-    const tree = join(work, 'tree');
-    const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage', 'python']);
-    cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
-    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
-    const packed = spawnSync('npm', ['pack', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 180_000 });
-    expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
-
-    const tools = makeVenv(join(work, 'tools'), ['build==1.6.1', 'hatchling==1.32.4']);
-    const { wheel } = buildPackage(tools, copyPackage(join(work, 'python')), join(work, 'wheel'));
-    const python = makeVenv(join(work, 'venv'), [wheel, ...PYTEST, 'requests==2.34.2']);
+    const [packed, { user: python }] = await Promise.all([packedTarball(), builtPackage()]);
+    // npx runs in the tarball's directory: this test's own, not the shared cache.
+    const tarball = join(work, basename(packed.tarball));
+    copyFileSync(packed.tarball, tarball);
 
     // pytest from the repository's examples/python, writing nothing there (no cache, no .pyc).
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-n', '2', join(ROOT, 'examples', 'python')], {
       cwd: work,
-      env: { CBM_TARBALL: join(work, `${pkg.name}-${pkg.version}.tgz`) },
+      env: { CBM_TARBALL: tarball },
     });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz, installed once for the xdist workers, each of which runs \S*node \S+cli\.js$/m);
