@@ -1,11 +1,12 @@
 /**
  * Artefacts several test files need — the packed npm tarball, the Python tools' virtual
- * environment, the built wheel — made once and kept, keyed by a hash of what goes into them, so a
- * whole run builds each once and a single-file run builds only what it uses (and nothing when an
- * earlier run already made it from the same sources). They live under the system's temporary
- * directory (not inside the tree, where jest would crawl their thousands of files), one folder per
- * key; a folder counts once its `done` marker is written. Jest workers and concurrent runs take a
- * lock per key, so two never build the same one at once; a lock whose process is gone is taken over.
+ * environment, the built wheel — made once and kept, keyed by a hash of what goes into them (and
+ * of the checkout's path), so a whole run builds each once and a single-file run builds only what
+ * it uses (and nothing when an earlier run already made it from the same sources). They live
+ * under the system's temporary directory (not inside the tree, where jest would crawl their
+ * thousands of files), one folder per key; a folder counts once its `done` marker is written. Jest
+ * workers and concurrent runs take a lock per key, so two never build the same one at once; a lock
+ * whose process is gone is taken over.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,9 @@ const WAIT_MS = 15 * 60_000;
 /** A hash of the named files' paths and bytes (directories walked, `skip` tested on repository-relative paths). */
 export function hashFiles(paths: string[], skip: (rel: string) => boolean = () => false, extra: string[] = []): string {
   const hash = createHash('sha256');
-  for (const e of extra) hash.update(`extra\0${e}\0`);
+  // The checkout too: a fresh clone builds its own (so that its first run pays what a new
+  // machine would), while its later runs, and single-file runs, reuse what it built.
+  for (const e of [ROOT, ...extra]) hash.update(`extra\0${e}\0`);
   const walk = (abs: string) => {
     const rel = relative(ROOT, abs);
     if (skip(rel)) return;
