@@ -8,6 +8,11 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   testTimeout: 30000,
+  // Two workers on two cores: most of the slow files wait on child processes, installs and the
+  // network rather than compute, so a second worker nearly halves the run (issue 31). The slow
+  // files start first (test/sequencer.js).
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/sequencer.js',
   // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
   reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
 };

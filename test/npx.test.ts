@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, multipart } from './helpers.js';
-import { TARBALL, packCopy, userEnv } from './packed.js';
+import { TARBALL, packedTarball, userEnv } from './packed.js';
 import { links, readPage, resolvePath } from './doc-pages.js';
 import { HAS_CHROMIUM, expectInspectorWorks } from './inspector-check.js';
 
@@ -20,10 +20,12 @@ if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a bro
 let work: string;
 let files: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cbm-npx-'));
-  files = packCopy(work);
-}, 150_000);
+  const packed = await packedTarball();
+  files = packed.files;
+  copyFileSync(packed.tarball, join(work, TARBALL));
+}, 600_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** src/**\/*.ts as module paths without the extension, e.g. `store/store`. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readPage } from './doc-pages.js';
 import { ROOT } from './helpers.js';
-import { TARBALL, packCopy, run } from './packed.js';
+import { packedTarball, run } from './packed.js';
 
 // The runners, pinned: jest as this repository uses it, vitest 3 (its vite 7 installs on npm 11 here).
 const JEST = 'jest@30.5.2';
@@ -29,13 +29,13 @@ let work: string;
 const projects: Record<'jest' | 'vitest' | 'nodeTest', Promise<string>> = {} as never;
 
 /** A fresh `npm init -y` project with the tarball and `packages` installed, and docs/testing.md's block for `file`. */
-async function project(name: string, file: string, packages: string[], esm: boolean): Promise<string> {
+async function project(name: string, file: string, packages: string[], esm: boolean, tarball: string): Promise<string> {
   const dir = join(work, name);
   mkdirSync(dir);
   const steps: [string, string[]][] = [
     ['npm', ['init', '-y']],
     ...(esm ? [['npm', ['pkg', 'set', 'type=module']] as [string, string[]]] : []),
-    ['npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--loglevel', 'error', join(work, TARBALL), ...packages]],
+    ['npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--loglevel', 'error', tarball, ...packages]],
   ];
   for (const [command, args] of steps) {
     const r = await run(command, args, dir);
@@ -49,13 +49,13 @@ async function project(name: string, file: string, packages: string[], esm: bool
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cbm-runners-'));
-  packCopy(work);
-  // The three installs run at once; each test awaits its own.
-  projects.jest = project('jest-cjs', 'mock.test.js', [JEST], false);
-  projects.vitest = project('vitest-esm', 'mock.test.ts', [VITEST], true);
-  projects.nodeTest = project('node-test', 'mock.test.mjs', [], false);
+  const packed = packedTarball();
+  // The three installs run at once, once the tarball is there; each test awaits its own.
+  projects.jest = packed.then((p) => project('jest-cjs', 'mock.test.js', [JEST], false, p.tarball));
+  projects.vitest = packed.then((p) => project('vitest-esm', 'mock.test.ts', [VITEST], true, p.tarball));
+  projects.nodeTest = packed.then((p) => project('node-test', 'mock.test.mjs', [], false, p.tarball));
   for (const p of Object.values(projects)) p.catch(() => {}); // reported by the test that awaits it
-}, 150_000);
+});
 afterAll(async () => {
   await Promise.allSettled(Object.values(projects));
   rmSync(work, { recursive: true, force: true });
@@ -65,26 +65,26 @@ test('docs/testing.md has one test-file block per runner', () => {
   expect([...readmeBlocks().keys()].sort()).toEqual(['mock.test.js', 'mock.test.mjs', 'mock.test.ts']);
 });
 
-test('jest in a default CommonJS project (npm init -y) runs the block of docs/testing.md: require() loads the package', async () => {
+test.concurrent('jest in a default CommonJS project (npm init -y) runs the block of docs/testing.md: require() loads the package', async () => {
   const dir = await projects.jest;
   expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
   const r = await run(join(dir, 'node_modules', '.bin', 'jest'), ['--ci'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests:\s+2 passed, 2 total/)]);
 }, 600_000);
 
-test('vitest in an ES-module project without globals runs the block of docs/testing.md', async () => {
+test.concurrent('vitest in an ES-module project without globals runs the block of docs/testing.md', async () => {
   const dir = await projects.vitest;
   const r = await run(join(dir, 'node_modules', '.bin', 'vitest'), ['run'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests\s+1 passed \(1\)/)]);
 }, 600_000);
 
-test('node --test runs the node:test block of docs/testing.md', async () => {
+test.concurrent('node --test runs the node:test block of docs/testing.md', async () => {
   const dir = await projects.nodeTest;
   const r = await run(process.execPath, ['--test', 'mock.test.mjs'], dir);
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/# pass 1\n# fail 0/)]);
 }, 600_000);
 
-test('TypeScript (this repository’s tsc, nodenext) types require() from index.d.cts and import from index.d.ts', async () => {
+test.concurrent('TypeScript (this repository’s tsc, nodenext) types require() from index.d.cts and import from index.d.ts', async () => {
   const dir = join(await projects.jest, 'types');
   mkdirSync(dir);
   writeFileSync(

@@ -2,11 +2,14 @@
  * The package as users get it: `npm pack` run in a copy of the source tree (prepack deletes dist/
  * and rebuilds, which must not happen under the other test files importing it), with what must
  * not ship planted in the copy: a data directory, no dist/, the repository's node_modules linked.
+ * Packed once per content (build-cache.ts): every test file that installs or inspects the tarball
+ * shares the one `packedTarball()` makes.
  */
 import { expect } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -15,17 +18,37 @@ export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
 /** The environment of a user's shell: none of the npm_* variables (or NODE_OPTIONS) that `npm test` sets for us. */
 export const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
 
+/** What is never copied from the tree: installed, built, or made by running it. */
+const SKIP = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
+const skipped = (rel: string) => SKIP.has(rel.split(/[\\/]/)[0]) || rel.endsWith('.tgz');
+
 /** Packs a copy of the tree into `work`; returns the tarball's file list (sorted). */
 export function packCopy(work: string): string[] {
   const tree = join(work, 'tree');
-  const skip = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
-  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split(/[\\/]/)[0]) && !src.endsWith('.tgz') });
+  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skipped(relative(ROOT, src)) });
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
   mkdirSync(join(tree, '.cloud-browser-mock'));
   writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');
   const packed = spawnSync('npm', ['pack', '--json', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
   expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
   return (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
+}
+
+/**
+ * The tarball of `packCopy`, packed once for the sources as they are: keyed by every file the copy
+ * holds except the tests, examples, benchmarks and the Python package (none of which the build
+ * reads or the tarball ships), with node's and the lock file's versions in the key. Returns its
+ * path and its file list (sorted).
+ */
+export async function packedTarball(): Promise<{ tarball: string; files: string[] }> {
+  const notPacked = (rel: string) => skipped(rel) || /^(test|examples|bench|python)([\\/]|$)/.test(rel);
+  const key = hashFiles(['.'], (rel) => rel !== '' && notPacked(rel), [process.version]);
+  const dir = await cached('npm-pack', key, (work) => {
+    const files = packCopy(work);
+    rmSync(join(work, 'tree'), { recursive: true, force: true });
+    writeFileSync(join(work, 'files.json'), JSON.stringify(files));
+  });
+  return { tarball: join(dir, TARBALL), files: JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8')) as string[] };
 }
 
 /**

@@ -15,7 +15,7 @@ import { CLI, startCli } from './cli-process.js';
 import { ROOT } from './helpers.js';
 import { spawnSync } from 'node:child_process';
 import { describeNeeding, testNeeding } from './needs-tool.js';
-import { HAS_VENV, NO_VENV, PYTEST, PY_TOOLS, buildPackage, copyPackage, makeVenv, run } from './python-venv.js';
+import { HAS_VENV, NO_VENV, builtPackage, makeVenv, run, type BuiltPackage } from './python-venv.js';
 
 const describeWithVenv = describeNeeding(HAS_VENV, NO_VENV);
 /** The oldest Python the package supports, where this machine has it (pyenv, deadsnakes). */
@@ -52,18 +52,14 @@ const COMMAND = `node ${CLI}`;
 
 describeWithVenv('the Python package and its pytest plugin', () => {
   let work: string;
-  let tools: string;
-  let user: string;
-  let source: string;
-  let built: { sdist: string; wheel: string };
+  let built: BuiltPackage;
 
-  beforeAll(() => {
+  // The tools, the build and a user's environment with the wheel are shared with
+  // python-example.test.ts (python-venv.ts: made once per content); what runs here gets its own
+  // directories. The cases are independent and run at once.
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cbm-python-'));
-    tools = makeVenv(join(work, 'tools'), PY_TOOLS);
-    source = copyPackage(join(work, 'source'));
-    built = buildPackage(tools, source, join(work, 'dist'));
-    makeVenv(join(work, 'tools'), ['--no-deps', built.wheel]); // the package's tests import the built package
-    user = makeVenv(join(work, 'user'), [built.wheel, ...PYTEST]);
+    built = await builtPackage();
   }, 600_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -76,30 +72,32 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect(readdirSync(dir)).toEqual(['test_with_the_mock.py']);
     return dir;
   }
-  const pytest = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run(user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...args], { cwd, env });
+  const pytest = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...args], { cwd, env });
 
-  test('python -m build makes an sdist and a wheel; the wheel declares the pytest11 plugin and is typed', async () => {
+  test.concurrent('python -m build makes an sdist and a wheel; the wheel declares the pytest11 plugin and is typed', async () => {
     expect(built.sdist).toMatch(/cloud_browser_mock-\d+\.\d+\.\d+\.tar\.gz$/);
-    const listing = await run(tools, ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print("\\n".join(z.namelist())); print(next(z.read(n).decode() for n in z.namelist() if n.endswith("entry_points.txt")))', built.wheel], { cwd: work });
+    const listing = await run(built.tools, ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print("\\n".join(z.namelist())); print(next(z.read(n).decode() for n in z.namelist() if n.endswith("entry_points.txt")))', built.wheel], { cwd: work });
     expect(listing.code).toBe(0);
     for (const file of ['cloud_browser_mock/__init__.py', 'cloud_browser_mock/plugin.py', 'cloud_browser_mock/control_plane.py', 'cloud_browser_mock/py.typed']) expect(listing.out).toContain(file);
     expect(listing.out).toMatch(/\[pytest11\]\ncloud_browser_mock = cloud_browser_mock\.plugin/);
   });
 
-  test('mypy --strict passes on the package and its tests', async () => {
-    const mypy = await run(tools, ['-m', 'mypy', '--strict', '--no-incremental', 'src', 'tests'], { cwd: source });
+  test.concurrent('mypy --strict passes on the package and its tests', async () => {
+    // No cache written: the built copy is shared.
+    const mypy = await run(built.tools, ['-m', 'mypy', '--strict', '--no-incremental', '--cache-dir', '/dev/null', 'src', 'tests'], { cwd: built.source });
     expect([mypy.code, mypy.out]).toEqual([0, expect.stringMatching(/^Success: no issues found/m)]);
   }, 300_000);
 
-  test("the package's own tests pass against the built CLI: every MockControl method over HTTP, admin token, errors", async () => {
-    const tests = await run(tools, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: source, env: { CBM_COMMAND: COMMAND } });
+  test.concurrent("the package's own tests pass against the built CLI: every MockControl method over HTTP, admin token, errors", async () => {
+    // In the user's environment: the tests import the package as installed from the wheel.
+    const tests = await run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: built.source, env: { CBM_COMMAND: COMMAND } });
     // test_docker.py's five need CBM_IMAGE: .ci/run's docker-smoke step runs them with the image.
     expect([tests.code, tests.out]).toEqual([0, expect.stringMatching(/^\d+ passed, 5 skipped in /m)]);
     expect(tests.out).not.toMatch(/\b(failed|error)\b/);
     expect(tests.out.match(/^SKIPPED \[1\] tests\/test_docker\.py:\d+: CBM_IMAGE is not set: the Docker mode runs in \.ci\/run's docker-smoke step$/gm)).toHaveLength(5);
   }, 300_000);
 
-  test('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock', async () => {
+  test.concurrent('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock', async () => {
     const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn'], { cwd: work });
     try {
       const result = await pytest(scratch('with-url'), [], { CBM_URL: cli.url });
@@ -111,7 +109,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     }
   }, 300_000);
 
-  test('the plugin from the wheel: --cbm-admin-token is sent to a mock that requires it, which refuses the fixtures without it', async () => {
+  test.concurrent('the plugin from the wheel: --cbm-admin-token is sent to a mock that requires it, which refuses the fixtures without it', async () => {
     const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn', '--admin-token', 's3cret'], { cwd: work });
     try {
       const without = await pytest(scratch('url-without-token'), [], { CBM_URL: cli.url });
@@ -125,12 +123,12 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     }
   }, 300_000);
 
-  test('the plugin from the wheel: --cbm-command starts the mock itself', async () => {
+  test.concurrent('the plugin from the wheel: --cbm-command starts the mock itself', async () => {
     const result = await pytest(scratch('with-command'), ['--cbm-command', COMMAND]);
     expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
   }, 300_000);
 
-  test('pytest -n 2 with --cbm-command: each xdist worker starts a mock of its own', async () => {
+  test.concurrent('pytest -n 2 with --cbm-command: each xdist worker starts a mock of its own', async () => {
     const out = join(work, 'xdist-records');
     mkdirSync(out);
     const result = await pytest(scratch('with-xdist'), ['-n', '2', '--cbm-command', COMMAND], { CBM_SCRATCH_OUT: out });
@@ -153,7 +151,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     return { ...result, secretId: readFileSync(join(out, 'secret-id'), 'utf8') };
   }
 
-  test('the plugin from the wheel, command mode: --cbm-auth strict and --cbm-seed (or CBM_AUTH and CBM_SEED) reach the mock it starts, which refuses an unknown key', async () => {
+  test.concurrent('the plugin from the wheel, command mode: --cbm-auth strict and --cbm-seed (or CBM_AUTH and CBM_SEED) reach the mock it starts, which refuses an unknown key', async () => {
     const flags = await strictScratch('strict-flags', ['--cbm-command', COMMAND, '--cbm-auth', 'strict', '--cbm-seed', '7']);
     expect([flags.code, flags.out]).toEqual([0, expect.stringMatching(/^2 passed in /m)]);
     const variables = await strictScratch('strict-variables', [], { CBM_COMMAND: COMMAND, CBM_AUTH: 'strict', CBM_SEED: '7' });
@@ -175,14 +173,14 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     return dir;
   }
 
-  test('the plugin from the wheel, command mode: --cbm-spec (or CBM_SPEC), a path relative to where pytest runs, is the mock\'s --spec (issue 30)', async () => {
+  test.concurrent('the plugin from the wheel, command mode: --cbm-spec (or CBM_SPEC), a path relative to where pytest runs, is the mock\'s --spec (issue 30)', async () => {
     const flag = await pytest(specScratch('spec-flag'), ['--cbm-command', COMMAND, '--cbm-spec', 'service.openapi.json']);
     expect([flag.code, flag.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
     const variable = await pytest(specScratch('spec-variable'), [], { CBM_COMMAND: COMMAND, CBM_SPEC: 'service.openapi.json' });
     expect([variable.code, variable.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
   }, 300_000);
 
-  test('a --cbm-seed the CLI refuses: each test errors with the CLI\'s own line, without a traceback', async () => {
+  test.concurrent('a --cbm-seed the CLI refuses: each test errors with the CLI\'s own line, without a traceback', async () => {
     const result = await pytest(scratch('bad-seed'), ['--cbm-command', COMMAND, '--cbm-seed', 'seven']);
     expect([result.code, result.out]).toEqual([1, expect.stringMatching(/^4 errors in /m)]);
     expect(result.out).toMatch(/^cloud-browser-mock: --seed must be an integer, not "seven" \(exit code 2: node \S+cli\.js .*--seed seven/m);
@@ -190,7 +188,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect(result.out).not.toContain('During handling');
   }, 300_000);
 
-  test('with --cbm-url, the options for a mock the plugin starts are a one-line usage error', async () => {
+  test.concurrent('with --cbm-url, the options for a mock the plugin starts are a one-line usage error', async () => {
     const result = await pytest(scratch('url-with-start-options'), ['--cbm-url', 'http://127.0.0.1:9', '--cbm-auth', 'strict', '--cbm-seed', '7']);
     expect(result.code).toBe(4);
     expect(result.out).toContain('ERROR: cloud-browser-mock: --cbm-auth, --cbm-seed are for a mock the plugin starts, and with --cbm-url it starts none: give them to the mock you run\n');
@@ -206,7 +204,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect([check.code, check.out]).toEqual([0, 'python 3.9: ok\n']);
   }, 300_000);
 
-  test('with no way to reach or start the mock configured, each test errors naming the options', async () => {
+  test.concurrent('with no way to reach or start the mock configured, each test errors naming the options', async () => {
     const result = await pytest(scratch('unconfigured'), []);
     expect(result.code).toBe(1);
     expect(result.out).toContain("cloud-browser-mock: no way to reach or start the mock is configured; give one of --cbm-url URL (CBM_URL), --cbm-command 'node path/to/dist/bin/cli.js' (CBM_COMMAND)");

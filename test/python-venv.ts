@@ -1,16 +1,21 @@
 /**
  * The Python package (python/) as a user gets it: built into an sdist and a wheel with
  * `python -m build`, installed into fresh virtual environments with pip from its configured
- * index. For test/python-package.test.ts and test/python-example.test.ts.
+ * index. For test/python-package.test.ts and test/python-example.test.ts, which share what
+ * `builtPackage()` makes: the tools' environment, the build, and a user's environment with the
+ * wheel, each made once per content (build-cache.ts).
  */
 import { spawnSync, spawn, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
 
 /** The tools, pinned: what .ci/run's pip index serves. */
 export const PY_TOOLS = ['build==1.6.1', 'hatchling==1.32.4', 'mypy==2.4.0', 'pytest==9.1.1', 'pytest-xdist==3.8.0'];
 export const PYTEST = ['pytest==9.1.1', 'pytest-xdist==3.8.0'];
+/** What examples/python's client flow needs beside pytest. */
+export const REQUESTS = 'requests==2.34.2';
 
 /** `python3 -m venv` works here (Debian splits ensurepip into python3-venv). */
 export const HAS_VENV = spawnSync('python3', ['-c', 'import venv, ensurepip']).status === 0;
@@ -65,4 +70,37 @@ export function run(command: string, args: string[], opts: { cwd: string; env?: 
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
+
+/** Files python -m build leaves out of a copy (copyPackage) are left out of the key too. */
+const notBuilt = (rel: string) => rel.split(/[\\/]/).some((part) => ['dist', '.mypy_cache', '.pytest_cache', '__pycache__'].includes(part) || part.endsWith('.egg-info'));
+
+export interface BuiltPackage {
+  /** The tools' python (PY_TOOLS): build, hatchling, mypy, pytest. */
+  tools: string;
+  /** A copy of python/ as it was built (mypy and the package's own tests run in it). */
+  source: string;
+  sdist: string;
+  wheel: string;
+  /** The python of a user's environment: the wheel installed with pytest, pytest-xdist and requests. */
+  user: string;
+}
+
+/**
+ * The tools' environment (keyed by the pinned tools), the sdist and wheel of python/ as it is,
+ * and a user's environment with that wheel (both keyed by python/'s files and the tools) — each
+ * made once, whichever test file asks first.
+ */
+export async function builtPackage(): Promise<BuiltPackage> {
+  const interpreter = spawnSync('python3', ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' }).stdout.trim();
+  const toolsDir = await cached('py-tools', hashFiles([], undefined, [interpreter, ...PY_TOOLS]), (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS));
+  const tools = join(toolsDir, 'venv', 'bin', 'python');
+  const key = hashFiles(['python'], notBuilt, [interpreter, ...PY_TOOLS, ...PYTEST, REQUESTS]);
+  const dir = await cached('py-package', key, (d) => {
+    const { wheel } = buildPackage(tools, copyPackage(join(d, 'source')), join(d, 'dist'));
+    makeVenv(join(d, 'user'), [wheel, ...PYTEST, REQUESTS]);
+  });
+  const files = readdirSync(join(dir, 'dist'));
+  const find = (suffix: string) => join(dir, 'dist', files.find((f) => f.endsWith(suffix))!);
+  return { tools, source: join(dir, 'source'), sdist: find('.tar.gz'), wheel: find('.whl'), user: join(dir, 'user', 'bin', 'python') };
 }

@@ -189,6 +189,7 @@ export class Store {
       // left), then the blobs.
       if (wsDir) {
         await unlink(join(wsDir, workspaceFileName(principal))).catch(ignoreMissing);
+        this.#hooks.reach('mid-reset');
         for (const n of await readdir(wsDir)) if (parseLogFileName(n)?.[0] === stem) await unlink(join(wsDir, n)).catch(ignoreMissing);
       }
       this.blobs.removeFolder(stem);
@@ -226,6 +227,7 @@ export class Store {
       if (disk) {
         const old = disk.dir.stateDir(disk.meta.state);
         disk.meta = switchState(disk.dir, disk.meta, this.blobs, next && { scenario: next.ref, seed: next.seed, loaded_at: next.loadedAt });
+        this.#hooks.reach('mid-reset');
         rmSync(old, { recursive: true, force: true });
       } else {
         for (const ws of all) this.blobs.removeFolder(ws.folder);

@@ -9,9 +9,12 @@
  * Points: mid-append (half of a group's line written), between-groups (a group written, not yet
  * acknowledged), mid-compaction (part of a new snapshot in its temporary file), after-rename (the
  * new snapshot in place, the old log generations not yet deleted), mid-repair (recovery about to
- * cut a torn line off).
+ * cut a torn line off), after-snapshot (a whole document written at once — an import, a view's
+ * first write — in place, the old log generations and the replaced records' blobs not yet
+ * deleted), mid-reset (a reset committed — one workspace's snapshot removed, or meta.json switched
+ * to a new state directory — what it replaced not yet deleted).
  */
-export type CrashPoint = 'mid-append' | 'between-groups' | 'mid-compaction' | 'after-rename' | 'mid-repair';
+export type CrashPoint = 'mid-append' | 'between-groups' | 'mid-compaction' | 'after-rename' | 'mid-repair' | 'after-snapshot' | 'mid-reset';
 
 export interface TestHooks {
   /** Kills the process when `point` is the named one, at its n-th reaching. */

@@ -266,6 +266,7 @@ export class WorkspaceLog {
     const old = this.#gens;
     const capture = this.#capture(this.#seq, this.#gen + 1);
     const { bytes } = await this.#writeSnapshot(capture.data, false);
+    this.#hooks.reach('after-snapshot');
     this.#gen = capture.data.log_gen!;
     this.#gens = [];
     this.#fileBytes = 0;

@@ -4,7 +4,7 @@
  * do not exist, repeated ids, fault headers HTTP cannot send, seeded bytes never built whole in
  * memory, and a 100 MiB upload that survives export and re-import.
  */
-import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,62 +15,93 @@ import { multipart } from '../helpers.js';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const AUTH = { Authorization: 'Bearer sk_test_demo' };
 
-let dir: string;
-let cli: RunningCli | undefined;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cbm-control-input-'));
-});
-afterEach(async () => {
-  if (cli) {
+// A refused input changes nothing, so the cases of a group share one CLI (each in a workspace of
+// its own where it writes one); starting a CLI per case cost most of this file's time.
+const root = mkdtempSync(join(tmpdir(), 'cbm-control-input-'));
+const running = new Set<RunningCli>();
+afterAll(async () => {
+  for (const cli of running) {
     cli.child.kill('SIGKILL');
     await cli.exited;
-    cli = undefined;
   }
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 });
 
-const start = async (args: string[] = []) => (cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir }));
-const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${cli!.url}${path}`, { method, headers: { ...JSON_TYPE, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, text: await res.text() };
-};
-const principal = async () => {
-  expect((await send('GET', '/mailboxes', undefined, AUTH)).status).toBe(200);
-  const items = JSON.parse((await send('GET', '/__mock/workspaces')).text).items as { principal: string }[];
-  return encodeURIComponent(items[0].principal);
-};
+/** A CLI on a data directory (`dir`, made when not given), and the requests a case sends it. */
+async function start(args: string[] = [], dir = mkdtempSync(join(root, 'cli-'))) {
+  const cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir });
+  running.add(cli);
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${cli.url}${path}`, { method, headers: { ...JSON_TYPE, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  };
+  return {
+    cli,
+    dir,
+    send,
+    async stop() {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+      running.delete(cli);
+    },
+    /** The principal of `token`, URL-encoded. */
+    async principal(token = 'sk_test_demo') {
+      const res = await send('POST', '/__mock/principal', { token });
+      expect(res.status).toBe(200);
+      return encodeURIComponent(JSON.parse(res.text).principal as string);
+    },
+    /** Every service operation this suite touches answers as it should (never 500). */
+    async serviceAnswers(auth: Record<string, string> = AUTH) {
+      expect((await send('GET', '/secrets', undefined, auth)).status).toBe(200);
+      expect((await send('GET', '/mailboxes', undefined, auth)).status).toBe(200);
+      expect((await send('GET', '/sessions/sess_demo/files', undefined, auth)).status).toBe(200);
+    },
+  };
+}
+type Mock = Awaited<ReturnType<typeof start>>;
 
-/** Every service operation this suite touches answers as it should (never 500). */
-async function serviceAnswers() {
-  expect((await send('GET', '/secrets', undefined, AUTH)).status).toBe(200);
-  expect((await send('GET', '/mailboxes', undefined, AUTH)).status).toBe(200);
-  expect((await send('GET', '/sessions/sess_demo/files', undefined, AUTH)).status).toBe(200);
+/** One CLI for the describe block it is called in. */
+function shared(): () => Mock {
+  let m: Mock;
+  beforeAll(async () => {
+    m = await start();
+  });
+  return () => m;
 }
 
 const file = (over: Record<string, unknown> = {}) => ({ id: 'file_x', filename: 'x.txt', mime_type: 'text/plain', size: 3, created_at: '2030-01-01T00:00:00Z', expires_at: '2030-02-01T00:00:00Z', source: 'user_upload', ...over });
 const snapshot = (files: unknown[], extra: Record<string, unknown> = {}) => ({ sessions: [{ id: 'sess_demo', actions: [], files }], mailboxes: [], secrets: [], ...extra });
 
 describe('the clock stays within years 1–9999', () => {
-  test.each([[{ advance: 9e12 }], [{ advance: 1e300 }], [{ advance: -1e300 }], [{ advance: 'P99999999999D' }], [{ set: '0000-12-31T00:00:00Z' }], [{ set: '0001-01-01T00:00:00+01:00' }]])('%j is 422; a secret stored afterwards lists, also after a clock reset and a restart', async (change) => {
-    await start();
+  const mock = shared();
+  const CHANGES = [[{ advance: 9e12 }], [{ advance: 1e300 }], [{ advance: -1e300 }], [{ advance: 'P99999999999D' }], [{ set: '0000-12-31T00:00:00Z' }], [{ set: '0001-01-01T00:00:00+01:00' }]];
+  test.each(CHANGES)('%j is 422; a secret stored afterwards lists, also after a clock reset', async (change) => {
+    const { send, serviceAnswers } = mock();
     const res = await send('POST', '/__mock/clock', change);
     expect(res.status).toBe(422);
     expect(JSON.parse(res.text).detail).toMatch(/years? 1 to 9999/);
-    expect((await send('POST', '/secrets', { name: 'AFTER', value: 'after-value' }, AUTH)).status).toBe(201);
+    const name = `AFTER_${CHANGES.findIndex(([c]) => c === change)}`;
+    expect((await send('POST', '/secrets', { name, value: 'after-value' }, AUTH)).status).toBe(201);
     await serviceAnswers();
     await send('POST', '/__mock/clock/reset');
     await serviceAnswers();
-    cli!.child.kill('SIGTERM');
-    await cli!.exited;
-    await start();
-    await serviceAnswers();
+    expect(JSON.parse((await send('GET', `/secrets/${name}?namespace=function_env`, undefined, AUTH)).text)).toEqual({ value: 'after-value' });
+  });
+
+  test('after the refused changes a restart reads the data: every secret stored after them lists', async () => {
+    const before = mock();
+    await before.stop();
+    const again = await start([], before.dir);
+    await again.serviceAnswers();
+    const names = JSON.parse((await again.send('GET', '/secrets?namespace=function_env', undefined, AUTH)).text).items.map((s: { name: string }) => s.name);
+    expect(names.filter((n: string) => n.startsWith('AFTER_')).sort()).toEqual(CHANGES.map((_, i) => `AFTER_${i}`));
   });
 
   test('the last representable instant is accepted, and an upload then still lists', async () => {
-    await start();
+    const { cli, send, serviceAnswers } = await start();
     expect((await send('POST', '/__mock/clock', { set: '9999-12-31T23:59:59Z' })).status).toBe(200);
     const body = multipart('bb', [{ name: 'file', filename: 'late.txt', type: 'text/plain', content: 'late' }]);
-    const up = await fetch(`${cli!.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });
+    const up = await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });
     expect(up.status).toBe(201);
     expect(((await up.json()) as { expires_at: string }).expires_at).toBe('9999-12-31T23:59:59.999000Z');
     await serviceAnswers();
@@ -78,6 +109,13 @@ describe('the clock stays within years 1–9999', () => {
 });
 
 describe('a workspace snapshot holds only what the service can represent', () => {
+  const mock = shared();
+  // Each case imports into a workspace of its own: that of a token of its own.
+  let n = 0;
+  const own = () => {
+    const token = `snapshot-case-${n++}`;
+    return { token, auth: { Authorization: `Bearer ${token}` } };
+  };
   test.each([
     ['size −1', [file({ size: -1 })], /greater_than_equal/],
     ['size 2^53', [file({ size: 2 ** 53 })], /less_than_equal/],
@@ -88,12 +126,12 @@ describe('a workspace snapshot holds only what the service can represent', () =>
     ['an offset of +99:99', [file({ expires_at: '2030-01-01T00:00:00+99:99' })], /datetime_from_date_parsing/],
     ['the same file id twice', [file(), file()], /file id file_x appears twice in session sess_demo/],
   ])('%s: 422, and the workspace still answers', async (_what, files, message) => {
-    await start();
-    const p = await principal();
-    const res = await send('PUT', `/__mock/workspaces/${p}`, snapshot(files));
+    const { send, principal, serviceAnswers } = mock();
+    const { token, auth } = own();
+    const res = await send('PUT', `/__mock/workspaces/${await principal(token)}`, snapshot(files));
     expect(res.status).toBe(422);
     expect(res.text).toMatch(message);
-    await serviceAnswers();
+    await serviceAnswers(auth);
   });
 
   test.each([
@@ -101,15 +139,17 @@ describe('a workspace snapshot holds only what the service can represent', () =>
     ['secrets', { secrets: [{ id: 'sec_a', namespace: 'function_env', name: 'A', value: 'v', created_at: '2030-01-01T00:00:00Z', last_used_at: '2030-04-31T00:00:00Z' }] }, /datetime_from_date_parsing/],
     ['secret ids', { secrets: [1, 2].map(() => ({ id: 'sec_a', namespace: 'function_env', name: 'A', value: 'v', created_at: '2030-01-01T00:00:00Z' })) }, /secret id sec_a appears twice/],
   ])('bad %s: 422, and the service still answers', async (_what, extra, message) => {
-    await start();
-    const res = await send('PUT', `/__mock/workspaces/${await principal()}`, snapshot([], extra));
+    const { send, principal, serviceAnswers } = mock();
+    const { token, auth } = own();
+    const res = await send('PUT', `/__mock/workspaces/${await principal(token)}`, snapshot([], extra));
     expect(res.status).toBe(422);
     expect(res.text).toMatch(message);
-    await serviceAnswers();
+    await serviceAnswers(auth);
   });
 });
 
 describe('a fault is one HTTP can answer', () => {
+  const mock = shared();
   test.each([
     [{ status: 500, headers: { 'Bad Name': 'x' } }, /not a valid header name/],
     [{ status: 500, headers: { 'X-Ok': 'line\r\nInjected: yes' } }, /not a valid header value|string_pattern_mismatch/],
@@ -119,7 +159,7 @@ describe('a fault is one HTTP can answer', () => {
     [{ status: 100 }, /final HTTP status from 200 to 599, not 100/],
     [{ status: 101 }, /final HTTP status from 200 to 599, not 101/],
   ])('%j: 422, and listMailboxes still answers', async (fault, message) => {
-    await start();
+    const { send, serviceAnswers } = mock();
     const res = await send('POST', '/__mock/faults', { operationId: 'listMailboxes', ...fault });
     expect(res.status).toBe(422);
     expect(res.text).toMatch(message);
@@ -130,11 +170,11 @@ describe('a fault is one HTTP can answer', () => {
 describe('large files', () => {
   test('a snapshot file of 300 MB without content is imported and downloaded without building it in memory', async () => {
     const size = 300_000_000;
-    await start(['--max-upload', '1GiB']);
+    const { cli, send, principal } = await start(['--max-upload', '1GiB']);
     const p = await principal();
     expect((await send('PUT', `/__mock/workspaces/${p}`, snapshot([file({ id: 'file_huge', size })]))).status).toBe(204);
     const listed = JSON.parse((await send('GET', '/sessions/sess_demo/files', undefined, AUTH)).text).files[0];
-    const res = await fetch(`${cli!.url}/sessions/sess_demo/files/file_huge`, { headers: AUTH });
+    const res = await fetch(`${cli.url}/sessions/sess_demo/files/file_huge`, { headers: AUTH });
     expect(res.status).toBe(200);
     const hash = createHash('sha256');
     let received = 0;
@@ -142,7 +182,7 @@ describe('large files', () => {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       hash.update(chunk);
       received += chunk.length;
-      peak = Math.max(peak, cli!.rss());
+      peak = Math.max(peak, cli.rss());
     }
     expect(received).toBe(size);
     expect(hash.digest('hex')).toBe(listed.checksum);
@@ -151,18 +191,18 @@ describe('large files', () => {
   });
 
   test('a workspace holding a 100 MiB upload exports and re-imports; /health answers meanwhile', async () => {
-    await start();
+    const { cli, principal } = await start();
     const content = Buffer.alloc(100 * 1024 * 1024, 'ab');
     const body = multipart('bb', [{ name: 'file', filename: 'big.bin', type: 'application/octet-stream', content }]);
-    const up = await fetch(`${cli!.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });
+    const up = await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });
     expect(up.status).toBe(201);
     const p = await principal();
-    const exported = Buffer.from(await (await fetch(`${cli!.url}/__mock/workspaces/${p}`)).arrayBuffer());
-    const reimport = fetch(`${cli!.url}/__mock/workspaces/${p}`, { method: 'PUT', headers: JSON_TYPE, body: exported });
-    expect((await fetch(`${cli!.url}/health`)).status).toBe(200);
+    const exported = Buffer.from(await (await fetch(`${cli.url}/__mock/workspaces/${p}`)).arrayBuffer());
+    const reimport = fetch(`${cli.url}/__mock/workspaces/${p}`, { method: 'PUT', headers: JSON_TYPE, body: exported });
+    expect((await fetch(`${cli.url}/health`)).status).toBe(200);
     const answer = await reimport;
     expect([answer.status, await answer.text()]).toEqual([204, '']);
-    const down = await fetch(`${cli!.url}/sessions/sess_demo/files?limit=1`, { headers: AUTH });
+    const down = await fetch(`${cli.url}/sessions/sess_demo/files?limit=1`, { headers: AUTH });
     const [listed] = ((await down.json()) as { files: { size: number; checksum: string }[] }).files;
     expect(listed).toMatchObject({ size: content.length, checksum: createHash('sha256').update(content).digest('hex') });
     // 100 MiB up, ~133 MiB of base64 out and back in: jest's 30 s default is a time bound this

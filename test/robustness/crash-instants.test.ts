@@ -1,6 +1,6 @@
 /**
- * The CLI stopped by SIGKILL at named instants inside the store (issue 26, item 6), where the
- * timed kills of kill-points.test.ts cannot land (an append takes microseconds): half a group's
+ * The CLI stopped by SIGKILL at named instants inside the store (issue 26, item 6), where timed
+ * kills cannot land (an append takes microseconds): half a group's
  * line written, a group written but not yet acknowledged, a compaction's snapshot part-written to
  * its temporary file, the new snapshot renamed into place before the old log generations are
  * deleted, and recovery about to cut a torn line off. The process kills itself there
@@ -8,7 +8,8 @@
  * two principals store secrets and upload files. After the restart: every acknowledged write is
  * there, every file's bytes download with its checksum, no blob is left that no record names, no
  * temporary file is left, and the disk (snapshot plus log, as the store reads it) holds what the
- * API lists.
+ * API lists. These are the write storms; kill-points.test.ts kills resets, a scenario switch, an
+ * import and an upload at their instants. The cases are independent and run at once.
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
@@ -241,7 +242,7 @@ const CASES: [Point, string][] = [
   ['mid-repair', 'mid-append:20'],
 ];
 
-test.each(CASES)('killed at %s (first run: %s): acknowledged writes kept, bytes intact, no stray blob or temporary file, disk equals the API', async (point, crashAt) => {
+test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes kept, bytes intact, no stray blob or temporary file, disk equals the API', async (point, crashAt) => {
   const cwd = mkdtempSync(join(root, `${crashAt.replace(':', '-')}-`));
   const data = join(cwd, 'data');
   const env = { NODE_ENV: 'test', CBM_TEST_CRASH_AT: crashAt, CBM_TEST_COMPACT_BYTES: COMPACT_BYTES };

@@ -71,7 +71,7 @@ describe('issued tokens expire on the mock’s clock', () => {
   });
 
   test('--token-ttl sets the lifetime, over HTTP through the control-plane clock', async () => {
-    mock = await testServer({ auth: 'open', tokenTtlSeconds: 3600 });
+    mock = await testServer({ auth: 'open', tokenTtlMs: 3_600_000 });
     const token = await issue(mock);
     expect((await listSecrets(mock, token)).status).toBe(200);
     const advance = await fetch(`${mock.url}/__mock/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advance: 'PT1H' }) });

@@ -21,8 +21,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// The paging scenario's 5,000 file records make every workspace rewrite take a while, which
-// is what lets a second operation arrive while a save is on its way to disk.
+// Writes are appended lines (change-log.ts), but a workspace written whole — a principal's first
+// write after each reset copies the scenario into a snapshot of its own, and an import writes one —
+// takes a while with the paging scenario's 5,000 file records: that is what lets a second operation
+// arrive while such a save is on its way to disk.
 const start = (scenario = 'paging') => startMockServer({ port: 0, dataDir: dir, scenario, logLevel: 'silent' });
 const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 const secretNames = async (url: string, token: string) =>

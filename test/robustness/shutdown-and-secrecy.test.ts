@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { CLI, startCli } from '../cli-process.js';
+import { within } from '../helpers.js';
 
 let dir: string;
 beforeEach(() => {
@@ -15,23 +17,43 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const ARGS = ['--port', '0', '--data-dir', 'data', '--log-level', 'silent'];
 const json = { 'Content-Type': 'application/json' };
 
+/** A request sent with `Expect: 100-continue`: `arrived` once the server has read its headers (its body follows then). */
+function arriving(base: string, method: string, path: string, headers: Record<string, string>, body?: string): { arrived: Promise<void>; status: Promise<number> } {
+  const url = new URL(base);
+  const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, Expect: '100-continue', ...(body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) }) } });
+  const arrived = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+  const status = new Promise<number>((resolve, reject) => {
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode!));
+    });
+    req.once('error', reject);
+  });
+  if (body === undefined) req.end();
+  else {
+    req.flushHeaders();
+    req.once('continue', () => req.end(body));
+  }
+  return { arrived, status };
+}
+
 test('SIGTERM during in-flight requests: they complete, new connections are refused, data is flushed, exit 0', async () => {
   const cli = await startCli(ARGS, { cwd: dir });
   const auth = { Authorization: 'Bearer shutdown' };
   expect((await fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ name: 'BEFORE', value: 'before-value' }) })).status).toBe(201);
-  // Two slow requests: a read and a write, both still running when the signal arrives.
-  const slowRead = fetch(`${cli.url}/mailboxes`, { headers: { ...auth, Prefer: 'delay=2000' } });
-  const slowWrite = fetch(`${cli.url}/secrets`, { method: 'POST', headers: { ...auth, ...json, Prefer: 'delay=2000' }, body: JSON.stringify({ name: 'DURING', value: 'during-value' }) });
-  // Time for both to reach the server (nothing announces an arrival); the stopping line below
-  // confirms they had: it counts the requests the shutdown waits for.
-  await new Promise((r) => setTimeout(r, 500));
+  // Two slow requests: a read and a write, both still running when the signal arrives. Each asks
+  // for 100 Continue, which Node sends once it has read the request's headers, in the turn it hands
+  // the request on: its arrival is announced.
+  const slowRead = arriving(cli.url, 'GET', '/mailboxes', { ...auth, Prefer: 'delay=2000' });
+  const slowWrite = arriving(cli.url, 'POST', '/secrets', { ...auth, ...json, Prefer: 'delay=2000' }, JSON.stringify({ name: 'DURING', value: 'during-value' }));
+  await within(Promise.all([slowRead.arrived, slowWrite.arrived]), 20_000, 'both slow requests answered 100 Continue');
   cli.child.kill('SIGTERM');
   // The listener is closed in the same turn as this line is printed.
   await cli.waitFor(/stopping/);
   expect(cli.output()).toMatch(/stopping: waiting for 2 requests/);
   await expect(fetch(`${cli.url}/health`)).rejects.toThrow();
-  expect((await slowRead).status).toBe(200);
-  expect((await slowWrite).status).toBe(201);
+  expect(await slowRead.status).toBe(200);
+  expect(await slowWrite.status).toBe(201);
   expect(await cli.exited).toBe(0);
 
   const again = await startCli(ARGS, { cwd: dir });

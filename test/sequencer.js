@@ -1,0 +1,40 @@
+/**
+ * The order jest starts the test files in: the slow ones first, so that with two workers the run
+ * does not end on one of them alone (jest's own order needs timings from an earlier run, which a
+ * fresh clone lacks); then the others, larger files first. Files it does not name keep that order.
+ */
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+
+/** Slowest first (measured on a 2-core machine); each pays for a child process, a build or an install. */
+const SLOW = [
+  'test/package-runners.test.ts',
+  'test/python-package.test.ts',
+  'test/python-example.test.ts',
+  'test/npx.test.ts',
+  'test/robustness/crash-instants.test.ts',
+  'test/robustness/control-plane-input.test.ts',
+  'test/robustness/kill-points.test.ts',
+  'test/robustness/crash-safety.test.ts',
+  'test/robustness/connection-flood.test.ts',
+];
+
+export default class SlowFirst {
+  sort(tests) {
+    const rank = (t) => {
+      const i = SLOW.indexOf(relative(t.context.config.rootDir, t.path));
+      return i < 0 ? SLOW.length : i;
+    };
+    const size = (t) => {
+      try {
+        return statSync(t.path).size;
+      } catch {
+        return 0;
+      }
+    };
+    return [...tests].sort((a, b) => rank(a) - rank(b) || size(b) - size(a));
+  }
+
+  /** jest calls these when present; nothing is kept between runs. */
+  cacheResults() {}
+}
