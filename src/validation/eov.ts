@@ -88,9 +88,10 @@ const noop = {};
  * document holding that operation and the components it reaches: eov bundles, walks and adds to
  * its Ajv every schema of the document it is given, which for a 70-operation union is most of a
  * second before the first answer of any of them (issue 30's cold start). The fifteen's built-in
- * document keeps its one eov.
+ * document keeps its one eov. `dereferenced`: operations of a bundled union whose schemas hold no
+ * cycle (the fifteen's), dereferenced as they are without --spec, so they validate as they do there.
  */
-export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference' | 'bundle' = 'dereference'): OpenApiRequestValidator {
+export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference' | 'bundle' = 'dereference', dereferenced: ReadonlySet<string> = new Set()): OpenApiRequestValidator {
   // eov is dear to load: imported on first use, not at import time (a dynamic import, so that
   // the CLI's bundle keeps it in a chunk of its own).
   let eovModule: Promise<any> | undefined;
@@ -118,7 +119,7 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
       validateResponses: false,
       validateSecurity: false,
       fileUploader: false,
-      $refParser: { mode: refs },
+      $refParser: { mode: perOperation && dereferenced.has(operationId) ? 'dereference' : refs },
     }) as Middleware[]);
     chains.set(chainKey, chain);
     return chain;
