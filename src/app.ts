@@ -117,7 +117,8 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   const answerer = answers?.createAnswerer(document);
   // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
   // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
-  const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference');
+  // The fifteen's operations keep their dereferenced validators with --spec (the built-in document has no cycle).
+  const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference', new Set(operations.filter((o) => !o.added).map((o) => o.id)));
   const { fileTtlMs, tokenTtlMs, upstreamTimeoutMs } = durations(options);
   const proxy = await proxyDeps(options, upstreamTimeoutMs, document, validator, clock, logger);
   const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));

@@ -83,30 +83,46 @@ const noop = {};
  * `refs`: how eov's $ref parser reads the document. The built-in documents are dereferenced (as
  * they always were); a union with a supplied document may hold a recursive schema, whose
  * dereferenced form is a cycle eov's schema walk cannot leave, so it is bundled (refs kept).
+ *
+ * A bundled union gets one eov per operation, made on the operation's first request from a
+ * document holding that operation and the components it reaches: eov bundles, walks and adds to
+ * its Ajv every schema of the document it is given, which for a 70-operation union is most of a
+ * second before the first answer of any of them (issue 30's cold start). The fifteen's built-in
+ * document keeps its one eov. `dereferenced`: operations of a bundled union whose schemas hold no
+ * cycle (the fifteen's), dereferenced as they are without --spec, so they validate as they do there.
  */
-export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference' | 'bundle' = 'dereference'): OpenApiRequestValidator {
+export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference' | 'bundle' = 'dereference', dereferenced: ReadonlySet<string> = new Set()): OpenApiRequestValidator {
   // eov is dear to load: imported on first use, not at import time (a dynamic import, so that
   // the CLI's bundle keeps it in a chunk of its own).
-  let chain: Promise<Middleware[]> | undefined;
-  const routes = new Map<string, { method: string; url: string; media?: string }>();
+  let eovModule: Promise<any> | undefined;
+  const chains = new Map<string, Promise<Middleware[]>>();
+  const routes = new Map<string, { method: string; url: string; key: string; media?: string }>();
   const meta = new Map<string, unknown>();
   const priv = privateDocument(doc);
   for (const [key, item] of Object.entries(priv.paths as Record<string, any>)) {
     const [method, op] = Object.entries(item)[0] as [string, any];
     const media = op.requestBody ? Object.keys(op.requestBody.content)[0] : undefined;
-    routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x'), media });
+    routes.set(op.operationId, { method: method.toUpperCase(), url: key.replace(/\{[^}]+\}/g, 'x'), key, media });
   }
+  const perOperation = refs === 'bundle';
 
-  function middlewares(): Promise<Middleware[]> {
-    return (chain ??= import('express-openapi-validator').then((m) => (m as any).default ?? m).then((eov) => eov.middleware({
-      apiSpec: priv,
+  function middlewares(operationId: string): Promise<Middleware[]> {
+    const chainKey = perOperation ? operationId : '';
+    let chain = chains.get(chainKey);
+    if (chain) return chain;
+    eovModule ??= import('express-openapi-validator').then((m) => (m as any).default ?? m);
+    const apiSpec = perOperation ? operationDocument(priv, routes.get(operationId)!.key) : priv;
+    chain = eovModule.then((eov) => eov.middleware({
+      apiSpec,
       validateApiSpec: false,
       validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
       validateSecurity: false,
       fileUploader: false,
-      $refParser: { mode: refs },
-    }) as Middleware[]));
+      $refParser: { mode: perOperation && dereferenced.has(operationId) ? 'dereference' : refs },
+    }) as Middleware[]);
+    chains.set(chainKey, chain);
+    return chain;
   }
 
   const run = (mw: Middleware, req: any) =>
@@ -121,7 +137,7 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
     const route = routes.get(operationId);
     if (!route) throw new Error(`no operation ${operationId} in the document`);
     const req: any = { method: route.method, path: route.url, url: route.url, originalUrl: route.url, baseUrl: '', headers: {}, query: {}, params: {}, app: { enabled: () => false } };
-    const [, metamw] = await middlewares();
+    const [, metamw] = await middlewares(operationId);
     const e = await run(metamw, req);
     if (e) throw e;
     m = req.openapi;
@@ -129,13 +145,33 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
     return m;
   }
 
+  // Requests being validated, and the warm-up waiting for there to be none: a request's own
+  // operation is compiled before the warm-up compiles any other (the first answer after a start).
+  let inFlight = 0;
+  let quiet: Array<() => void> = [];
+  const settled = () => {
+    if (--inFlight > 0) return;
+    const waiting = quiet;
+    quiet = [];
+    for (const resolve of waiting) resolve();
+  };
+
   async function validate(r: EovRequest): Promise<EovError[]> {
+    inFlight++;
+    try {
+      return await check(r);
+    } finally {
+      settled();
+    }
+  }
+
+  async function check(r: EovRequest): Promise<EovError[]> {
     const openapi = { ...(await metadata(r.operationId)) as object, pathParams: r.params };
     const url = routes.get(r.operationId)!.url;
     const headers: Record<string, string> = { ...r.headers };
     if (r.contentType) headers['content-type'] = r.contentType;
     const req: any = { method: routes.get(r.operationId)!.method, path: url, url, originalUrl: url, baseUrl: '', headers, query: r.query, params: r.params, body: r.body, openapi };
-    const stack = await middlewares();
+    const stack = await middlewares(r.operationId);
     const requestMiddleware = stack[stack.length - 1];
     const e = (await run(requestMiddleware, req)) as { status?: number; errors?: EovError[]; message?: string } | undefined;
     if (!e) return [];
@@ -150,10 +186,40 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
       // per turn of the event loop so requests arriving meanwhile are answered in between.
       for (const [operationId, { media }] of routes) {
         await new Promise((resolve) => setImmediate(resolve));
+        while (inFlight > 0) await new Promise<void>((resolve) => quiet.push(resolve));
         // A shutdown stops the warm-up: it must not keep the process alive.
         if (stopped()) return;
-        await validate({ operationId, params: {}, query: {}, headers: {}, contentType: media, body: undefined }).catch(() => undefined);
+        await check({ operationId, params: {}, query: {}, headers: {}, contentType: media, body: undefined }).catch(() => undefined);
       }
     },
   };
+}
+
+/**
+ * The private document cut to one path (`key`) and the components it reaches, through `$ref`s
+ * followed transitively; a copy of its own, since eov's walk writes into the schemas it is given.
+ */
+export function operationDocument(priv: OpenApiDocument, key: string): OpenApiDocument {
+  const components = (priv.components ?? {}) as Record<string, Record<string, unknown>>;
+  const kept: Record<string, Record<string, unknown>> = {};
+  const pending: unknown[] = [priv.paths[key]];
+  while (pending.length) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string') {
+          const m = /^#\/components\/([^/]+)\/([^/]+)(?:\/|$)/.exec(v);
+          // A reference elsewhere (into paths): the operation with the whole document's components.
+          if (!m) return { ...priv, paths: { [key]: priv.paths[key] } };
+          const name = decodeURIComponent(m[2]).replace(/~1/g, '/').replace(/~0/g, '~');
+          const target = components[m[1]]?.[name];
+          if (target === undefined || kept[m[1]]?.[name] !== undefined) continue;
+          (kept[m[1]] ??= {})[name] = target;
+          pending.push(target);
+        } else if (v && typeof v === 'object') pending.push(v);
+      }
+    }
+  }
+  return structuredClone({ ...priv, paths: { [key]: priv.paths[key] }, components: kept });
 }
