@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, type RunningCli } from '../cli-process.js';
@@ -29,7 +30,8 @@ afterAll(async () => {
 
 /** A CLI on a data directory (`dir`, made when not given), and the requests a case sends it. */
 async function start(args: string[] = [], dir = mkdtempSync(join(root, 'cli-'))) {
-  const cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir });
+  // No validator warm-up (CBM_TEST_NO_WARM): what these cases check is the answers, not start-up.
+  const cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
   running.add(cli);
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${cli.url}${path}`, { method, headers: { ...JSON_TYPE, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -67,6 +69,25 @@ function shared(): () => Mock {
     m = await start();
   });
   return () => m;
+}
+
+/**
+ * One request on a connection of its own, closed after it. fetch's pool would send the next
+ * request on the connection the previous one used: after a 133 MiB answer, a client starved for
+ * the server's 5 s keep-alive timeout (a loaded machine) writes its next body onto a socket the
+ * server has closed, and fetch fails with EPIPE — an HTTP/1.1 race, not the mock's answer.
+ */
+function fresh(method: string, url: string, headers: Record<string, string> = {}, body?: Buffer): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const file = (over: Record<string, unknown> = {}) => ({ id: 'file_x', filename: 'x.txt', mime_type: 'text/plain', size: 3, created_at: '2030-01-01T00:00:00Z', expires_at: '2030-02-01T00:00:00Z', source: 'user_upload', ...over });
@@ -194,16 +215,16 @@ describe('large files', () => {
     const { cli, principal } = await start();
     const content = Buffer.alloc(100 * 1024 * 1024, 'ab');
     const body = multipart('bb', [{ name: 'file', filename: 'big.bin', type: 'application/octet-stream', content }]);
-    const up = await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });
+    const up = await fresh('POST', `${cli.url}/sessions/sess_demo/files`, { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body);
     expect(up.status).toBe(201);
     const p = await principal();
-    const exported = Buffer.from(await (await fetch(`${cli.url}/__mock/workspaces/${p}`)).arrayBuffer());
-    const reimport = fetch(`${cli.url}/__mock/workspaces/${p}`, { method: 'PUT', headers: JSON_TYPE, body: exported });
-    expect((await fetch(`${cli.url}/health`)).status).toBe(200);
+    const exported = (await fresh('GET', `${cli.url}/__mock/workspaces/${p}`)).body;
+    const reimport = fresh('PUT', `${cli.url}/__mock/workspaces/${p}`, JSON_TYPE, exported);
+    expect((await fresh('GET', `${cli.url}/health`)).status).toBe(200);
     const answer = await reimport;
-    expect([answer.status, await answer.text()]).toEqual([204, '']);
-    const down = await fetch(`${cli.url}/sessions/sess_demo/files?limit=1`, { headers: AUTH });
-    const [listed] = ((await down.json()) as { files: { size: number; checksum: string }[] }).files;
+    expect([answer.status, answer.body.toString()]).toEqual([204, '']);
+    const down = await fresh('GET', `${cli.url}/sessions/sess_demo/files?limit=1`, AUTH);
+    const [listed] = (JSON.parse(down.body.toString()) as { files: { size: number; checksum: string }[] }).files;
     expect(listed).toMatchObject({ size: content.length, checksum: createHash('sha256').update(content).digest('hex') });
     // 100 MiB up, ~133 MiB of base64 out and back in: jest's 30 s default is a time bound this
     // test does not mean to set (it passed in 8 s alone and timed out under a load average of 7).
