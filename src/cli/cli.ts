@@ -20,16 +20,6 @@ const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-br
 const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs, inspector at ${server.url}/__mock/ui)`;
 
 /** What start-up failure to report, and the exit code. */
-/**
- * Whether to skip compiling every operation's validators after listen. Only a test asks
- * (CBM_TEST_NO_WARM, read only under NODE_ENV=test, as the store's crash hooks are:
- * store/test-hooks.ts): one that starts dozens of CLIs for what they store, where each process
- * compiles on first use only the few operations it is sent. A user's process always warms up.
- */
-function skipWarmUp(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.NODE_ENV === 'test' && Boolean(env.CBM_TEST_NO_WARM);
-}
-
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   const { port, host } = parsed.options;
   if (e instanceof StartupError && e.cause instanceof ScenarioError) return [`${parsed.from.scenario ?? '--scenario'}: ${e.message}`, 2];
@@ -68,7 +58,7 @@ async function main(): Promise<number> {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
     // The CLI owns its process, so it may set V8's --expose-gc for the upload collections.
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: !skipWarmUp(), gcDuringUploads: true });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true, gcDuringUploads: true });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);

@@ -30,8 +30,7 @@ afterAll(async () => {
 
 /** A CLI on a data directory (`dir`, made when not given), and the requests a case sends it. */
 async function start(args: string[] = [], dir = mkdtempSync(join(root, 'cli-'))) {
-  // No validator warm-up (CBM_TEST_NO_WARM): what these cases check is the answers, not start-up.
-  const cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
+  const cli = await startCli(['--port', '0', '--data-dir', 'data', '--log-level', 'silent', ...args], { cwd: dir });
   running.add(cli);
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${cli.url}${path}`, { method, headers: { ...JSON_TYPE, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -245,7 +245,7 @@ const CASES: [Point, string][] = [
 test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes kept, bytes intact, no stray blob or temporary file, disk equals the API', async (point, crashAt) => {
   const cwd = mkdtempSync(join(root, `${crashAt.replace(':', '-')}-`));
   const data = join(cwd, 'data');
-  const env = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1', CBM_TEST_CRASH_AT: crashAt, CBM_TEST_COMPACT_BYTES: COMPACT_BYTES };
+  const env = { NODE_ENV: 'test', CBM_TEST_CRASH_AT: crashAt, CBM_TEST_COMPACT_BYTES: COMPACT_BYTES };
   const first = await startCli(ARGS, { cwd, env });
   const principals = new Map<string, string>();
   for (const token of TOKENS) principals.set(token, await principalOf(first.url, token));
@@ -266,7 +266,7 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   if (point === 'mid-repair') {
     // Recovery is killed about to cut the torn line off: on the first request that reads its workspace.
     const torn = tornLogs(data);
-    const repairing = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1', CBM_TEST_CRASH_AT: 'mid-repair' } });
+    const repairing = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_CRASH_AT: 'mid-repair' } });
     let unanswered = false;
     for (const token of TOKENS) await fetch(`${repairing.url}/mailboxes`, { headers: auth(token) }).catch(() => (unanswered = true));
     expect(await howItEnded(repairing, unanswered, 'mid-repair')).toBe('SIGKILL');
@@ -277,7 +277,7 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
 
   // The log goes on from the state the crash left (repaired): more writes, a clean stop. No
   // compaction here, so what the restart appended stays in the log the next start replays.
-  const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
+  const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
   let more: Acked[] = [];
   let view: ApiView;
   try {
@@ -290,7 +290,7 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   verifyDisk(data, view, { compacted: false });
 
   // Read back by a new process, whose writes compact each log (and drop what a crash left of an older generation).
-  const third = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1', CBM_TEST_COMPACT_BYTES: COMPACT_BYTES } });
+  const third = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_COMPACT_BYTES: COMPACT_BYTES } });
   try {
     await verifyApi(third, principals, [...acked, ...more]);
     more = [...more, ...(await writeMore(third, 'later'))];

@@ -157,7 +157,7 @@ interface Crashed {
 async function crashDuring(name: string, crashAt: string, operation: (url: string, c: Crashed) => Promise<number | 'gone'>, prepare?: (url: string, c: Crashed) => Promise<void>): Promise<Crashed> {
   const cwd = mkdtempSync(join(root, `${name}-`));
   const c: Crashed = { cwd, data: join(cwd, 'data'), principals: new Map(), setup: [], before: [] };
-  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
+  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
   try {
     for (const token of TOKENS) c.principals.set(token, await principalOf(first.url, token));
     c.setup = await writeSome(first.url, 'setup');
@@ -165,7 +165,7 @@ async function crashDuring(name: string, crashAt: string, operation: (url: strin
   } finally {
     await stop(first);
   }
-  const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1', CBM_TEST_CRASH_AT: crashAt } });
+  const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_CRASH_AT: crashAt } });
   try {
     c.before = await writeSome(second.url, 'before');
     const answer = await operation(second.url, c);
@@ -181,7 +181,7 @@ async function crashDuring(name: string, crashAt: string, operation: (url: strin
 
 /** The run after the crash, on the same data directory; `fn` checks through it, then it stops. */
 async function afterRestart<T>(c: Crashed, fn: (url: string) => Promise<T>, args: string[] = []): Promise<T> {
-  const cli = await startCli([...ARGS, ...args], { cwd: c.cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
+  const cli = await startCli([...ARGS, ...args], { cwd: c.cwd, env: { NODE_ENV: 'test' } });
   try {
     return await fn(cli.url);
   } finally {
@@ -289,7 +289,7 @@ test.concurrent.each([
 test.concurrent('a file whose bytes are gone from disk is no longer listed after a restart; every other acknowledged write is kept', async () => {
   const cwd = mkdtempSync(join(root, 'lost-blob-'));
   const data = join(cwd, 'data');
-  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' } });
+  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
   let written: Write[];
   try {
     written = await writeSome(first.url, 'setup');
