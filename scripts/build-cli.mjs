@@ -29,6 +29,8 @@ const noApiSpecValidation = {
   setup(b) {
     b.onResolve({ filter: /^\.\/openapi\.schema\.validator$/ }, (args) =>
       args.resolveDir === eovFramework ? { path: 'openapi-schema-validator', namespace: 'cbm-eov' } : undefined);
+    // src/validation/eov.ts makes the same class lazy for in-process use: in the bundle it gets this one.
+    b.onResolve({ filter: /^express-openapi-validator\/dist\/framework\/openapi\.schema\.validator\.js$/ }, () => ({ path: 'openapi-schema-validator', namespace: 'cbm-eov' }));
     b.onLoad({ filter: /.*/, namespace: 'cbm-eov' }, () => ({
       loader: 'js',
       contents: `exports.OpenAPISchemaValidator = class OpenAPISchemaValidator {

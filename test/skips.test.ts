@@ -21,7 +21,8 @@ afterAll(() => rmSync(bin, { recursive: true, force: true }));
 function jestWithoutPython(files: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   const env: Record<string, string | undefined> = { ...process.env, PATH: bin, NODE_OPTIONS: '--experimental-vm-modules', ...extraEnv };
   if (!('CBM_REQUIRE_PYTHON' in extraEnv)) delete env.CBM_REQUIRE_PYTHON;
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--runTestsByPath', ...files], { cwd: ROOT, env });
+  // In band: two small files do not need jest's worker processes (each one more Node, swc and module graph to start).
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--runInBand', '--runTestsByPath', ...files], { cwd: ROOT, env });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

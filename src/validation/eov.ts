@@ -80,6 +80,33 @@ export interface OpenApiRequestValidator {
 const noop = {};
 
 /**
+ * eov 5.6.2 (pinned) builds an OpenAPISchemaValidator for every middleware it makes, even with
+ * `validateApiSpec: false` (which we always pass): that compiles the whole OpenAPI 3.1 meta-schema
+ * with Ajv to validate nothing, once per operation of a --spec union (one eov each, above) — most
+ * of the CPU of a union's first requests, and of every test app serving one. The class is made
+ * lazy: it compiles the meta-schema only if asked to validate, which eov never is here. The CLI's
+ * bundle replaces the same class at build time (scripts/build-cli.mjs); there this is a no-op.
+ */
+let lazied: Promise<void> | undefined;
+function lazyApiSpecValidator(): Promise<void> {
+  lazied ??= import('express-openapi-validator/dist/framework/openapi.schema.validator.js').then((m: any) => {
+    const exports = m.default ?? m;
+    const Original = exports.OpenAPISchemaValidator;
+    if (typeof Original !== 'function' || Original.lazy) return;
+    exports.OpenAPISchemaValidator = class OpenAPISchemaValidator {
+      static lazy = true;
+      private compiled: any;
+      constructor(private readonly opts: unknown) {}
+      validate(apiDoc: unknown) {
+        this.compiled ??= new Original(this.opts);
+        return this.compiled.validate(apiDoc);
+      }
+    };
+  });
+  return lazied;
+}
+
+/**
  * `refs`: how eov's $ref parser reads the document. The built-in documents are dereferenced (as
  * they always were); a union with a supplied document may hold a recursive schema, whose
  * dereferenced form is a cycle eov's schema walk cannot leave, so it is bundled (refs kept).
@@ -110,7 +137,7 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
     const chainKey = perOperation ? operationId : '';
     let chain = chains.get(chainKey);
     if (chain) return chain;
-    eovModule ??= import('express-openapi-validator').then((m) => (m as any).default ?? m);
+    eovModule ??= lazyApiSpecValidator().then(() => import('express-openapi-validator')).then((m) => (m as any).default ?? m);
     const apiSpec = perOperation ? operationDocument(priv, routes.get(operationId)!.key) : priv;
     chain = eovModule.then((eov) => eov.middleware({
       apiSpec,
