@@ -7,7 +7,9 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
-  testTimeout: 30000,
+  // A generous bound, never a speed check: on a busy 2-core machine with two workers a heavy case
+  // (a document's every operation for one seed, a CLI child's start) can take well past 30 s.
+  testTimeout: 120000,
   // Two workers on two cores: most of the slow files wait on child processes, installs and the
   // network rather than compute, so a second worker nearly halves the run (issue 31). The slow
   // files start first (test/sequencer.js).
