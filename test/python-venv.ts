@@ -99,12 +99,15 @@ export interface BuiltPackage {
  */
 export async function builtPackage(): Promise<BuiltPackage> {
   const interpreter = spawnSync('python3', ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' }).stdout.trim();
-  const toolsDir = await cached('py-tools', hashFiles([], undefined, [interpreter, ...PY_TOOLS]), (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS));
+  // Where python3 has a pip of its own (pyenv, python.org builds; Debian's has none), it fills
+  // both environments, neither of which then needs pip seeded into it.
+  const systemPip = spawnSync('python3', ['-m', 'pip', '--version'], { env: pipEnv() }).status === 0 ? 'python3' : undefined;
+  const toolsDir = await cached('py-tools', hashFiles([], undefined, [interpreter, systemPip ?? 'own pip', ...PY_TOOLS]), (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS, 'python3', systemPip));
   const tools = join(toolsDir, 'venv', 'bin', 'python');
   const key = hashFiles(['python'], notBuilt, [interpreter, ...PY_TOOLS, ...PYTEST, REQUESTS]);
   const dir = await cached('py-package', key, (d) => {
     const { wheel } = buildPackage(tools, copyPackage(join(d, 'source')), join(d, 'dist'));
-    makeVenv(join(d, 'user'), [wheel, ...PYTEST, REQUESTS], 'python3', tools);
+    makeVenv(join(d, 'user'), [wheel, ...PYTEST, REQUESTS], 'python3', systemPip ?? tools);
   });
   const files = readdirSync(join(dir, 'dist'));
   const find = (suffix: string) => join(dir, 'dist', files.find((f) => f.endsWith(suffix))!);
