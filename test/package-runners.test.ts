@@ -35,7 +35,11 @@ async function project(name: string, file: string, packages: string[], esm: bool
   const steps: [string, string[]][] = [
     ['npm', ['init', '-y']],
     ...(esm ? [['npm', ['pkg', 'set', 'type=module']] as [string, string[]]] : []),
-    ['npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--loglevel', 'error', tarball, ...packages]],
+    // From npm's cache where it holds the packages (no registry round trip per package), and
+    // without install scripts: none of these packages needs one to run (esbuild, vitest's, finds
+    // its platform's binary package without its postinstall check). Together the two cut this
+    // file's CPU by about a quarter.
+    ['npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel', 'error', tarball, ...packages]],
   ];
   for (const [command, args] of steps) {
     const r = await run(command, args, dir);
