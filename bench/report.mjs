@@ -101,7 +101,8 @@ export function table(results) {
   const lines = [];
   const { rounds, durationSeconds, connections, coldStarts } = settingsOf(results);
   const steal = results.steal ?? {};
-  const row = (cells, widths) => cells.map((c, i) => (i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  // No trailing blanks: a row's empty last cells would otherwise pad it out.
+  const row = (cells, widths) => cells.map((c, i) => (i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
   if (results.throughput) {
     const w = [30, 28, 9, 8, 8, 8, 10, 10, 12];
     lines.push(`Throughput and latency: ${connections} connections, ${durationSeconds} s per run, median of ${rounds} alternating rounds (ratios: median of the per-round ratios)`);
