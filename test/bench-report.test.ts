@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { table, targets } from '../bench/report.mjs';
 import { parseOptions, UsageError } from '../bench/options.mjs';
+import { medianRatio, roundOrder } from '../bench/lib/rounds.mjs';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'bench', 'results.json');
@@ -75,6 +76,25 @@ describe('the report over a saved run', () => {
     const missing = node('bench/report.mjs', [join(ROOT, 'test', 'fixtures', 'bench', 'no-such-run.json')]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^report: cannot read .*no-such-run\.json: no such file\n$/);
+  });
+});
+
+describe('side by side rounds', () => {
+  test('the two builds compared always run back to back, which goes first alternating by round, while the rotation moves the others', () => {
+    const units = [['tree', 'baseline'], 'validating', 'bare'];
+    expect([0, 1, 2, 3].map((round) => roundOrder(units, round))).toEqual([
+      ['tree', 'baseline', 'validating', 'bare'],
+      ['validating', 'bare', 'baseline', 'tree'],
+      ['bare', 'tree', 'baseline', 'validating'],
+      ['baseline', 'tree', 'validating', 'bare'],
+    ]);
+  });
+
+  test("a ratio is the median of the rounds' ratios, not the ratio of the medians", () => {
+    const byServer = { tree: [{ rps: 100 }, { rps: 300 }, { rps: 200 }], baseline: [{ rps: 200 }, { rps: 150 }, { rps: 400 }] };
+    // Rounds: 0.5, 2, 0.5; the medians alone would give 200 / 200 = 1.
+    expect(medianRatio(byServer, 'tree', 'baseline')).toBe(0.5);
+    expect(medianRatio(byServer, 'tree', 'prism')).toBeUndefined();
   });
 });
 
