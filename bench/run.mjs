@@ -120,6 +120,8 @@ async function main() {
   /** The baseline build runs beside the working tree's in the phases that compare builds. */
   const withBaseline = (p) => ({ ...ctx, baseline: BASELINE_PHASES.includes(p) ? baseline : null });
   log(`machine: ${results.machine.cores} × ${results.machine.cpu}, load average ${results.machine.loadAverageBefore.join(' ')}; work in ${work}`);
+  // The targets want a quiet machine; say so up front rather than after minutes of noise.
+  if (results.machine.loadAverageBefore[0] > results.machine.cores / 2) log(`the load average (${results.machine.loadAverageBefore[0]}) is over half the ${results.machine.cores} cores: other work shares the machine, and its figures will say more about that work than about the mock`);
   if (has('cold')) results.coldStart = await phase('cold', async () => (await import('./phases/cold.mjs')).coldPhase(withBaseline('cold')));
   if (has('main')) Object.assign(results, await phase('main', async () => (await import('./phases/main.mjs')).mainPhase(withBaseline('main'))));
   if (has('scale:files') || has('scale:secrets') || has('scale:log')) {
