@@ -6,7 +6,7 @@
  * worktree (the entry calls it however the run ends).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../options.mjs';
 
@@ -43,7 +43,11 @@ export function prepareBaseline({ root, work, ref, commit, log }) {
   const remove = () => {
     if (!added) return;
     added = false;
-    // --force: the build left dist/ and node_modules (untracked) in it.
+    // The link to the working tree's node_modules goes first, on its own, so that nothing removing
+    // the worktree could ever follow it into the working tree's packages.
+    const link = join(dir, 'node_modules');
+    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(link);
+    // --force: the build left dist/ (untracked) in it.
     const r = git(root, ['worktree', 'remove', '--force', dir]);
     if (!r.ok) log(`baseline: could not remove the worktree ${dir}: ${r.err}`);
   };
