@@ -1,0 +1,141 @@
+/**
+ * The benchmark's report and its command line, without measuring anything: `targets()` and
+ * `table()` are pure functions of a saved run (test/fixtures/bench/results.json, a planted run of
+ * the cold and main phases side by side with a baseline, figures chosen so that each target's
+ * verdict can be read off them), `node bench/report.mjs FILE` reprints it, and the entry's bad
+ * arguments end in one line and exit code 2 before any server starts. No timing is asserted.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { table, targets } from '../bench/report.mjs';
+import { parseOptions, UsageError } from '../bench/options.mjs';
+import { medianRatio, roundOrder } from '../bench/lib/rounds.mjs';
+
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'bench', 'results.json');
+const readFixture = () => JSON.parse(readFileSync(FIXTURE, 'utf8'));
+
+type Target = { name: string; value: string; met: boolean | null };
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** A child `node <script> <args>` from the repository's root, bounded in time. */
+function node(script: string, args: string[]) {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the report over a saved run', () => {
+  test('targets() settles each target from the figures: listing vs bare node, cold start, and getSecret/storeSecret within 5% of the baseline', () => {
+    const verdicts = Object.fromEntries((targets(readFixture()) as Target[]).map((t) => [t.name, t.met]));
+    expect(verdicts).toEqual({
+      // 0.21× of bare node, median of the five rounds' ratios.
+      "listSessionFiles ≥ 0.20× bare node (median of 5 rounds' ratios)": true,
+      'listSessionFiles p99 ≤ 25 ms at 50 connections': true,
+      'cold start ≤ 400 ms': true, // 380 ms
+      'start → first listSessionFiles 200 ≤ 600 ms': false, // 620 ms
+      'idle RSS ≤ 90 MB': true, // 80 MiB = 83.9 MB
+      "listSessionFiles (limit=100) against the baseline (median of 5 rounds' ratios; to report, no target)": null,
+      "getSecret within 5% of the baseline (median of 5 rounds' ratios ≥ 0.95×)": true, // 0.97×
+      "storeSecret (distinct names) within 5% of the baseline (median of 5 rounds' ratios ≥ 0.95×)": false, // 0.93×
+      '100 MiB upload raises peak RSS ≤ 32 MiB': true,
+    });
+  });
+
+  test('targets() and table() change nothing and answer the same twice, over a frozen copy of the run', () => {
+    const before = readFileSync(FIXTURE, 'utf8');
+    const frozen = deepFreeze(readFixture());
+    const once = { targets: targets(frozen), table: table(frozen) };
+    expect({ targets: targets(frozen), table: table(frozen) }).toEqual(once);
+    expect(frozen).toEqual(JSON.parse(before));
+  });
+
+  test('table() gives each figure for both builds and the median of the rounds’ ratios, and the targets of today rather than those saved', () => {
+    const text: string = table(readFixture());
+    const lines = text.split('\n');
+    expect(text).toContain('Side by side: the working tree (fedcba987654) against the baseline main (0123456789ab)');
+    const getSecret = lines.findIndex((l) => l.startsWith('getSecret') && l.includes('req/s'));
+    expect(lines[getSecret].split(/\s{2,}/)).toEqual(['getSecret', 'req/s', '5,000', '5,155', '0.97×', '0.950, 0.970, 0.990, 0.960, 0.980']);
+    expect(lines.find((l) => l.includes('/health ms'))?.split(/\s{2,}/)).toEqual(['cold start (per start)', '/health ms', '380', '400', '0.95×']);
+    expect(text).toContain("MISSED  storeSecret (distinct names) within 5% of the baseline (median of 5 rounds' ratios ≥ 0.95×): 0.93× of the baseline's (rounds 0.910, 0.930, 0.950, 0.920, 0.940)");
+    expect(text).not.toContain('a stale target the report must not reprint');
+  });
+
+  test('node bench/report.mjs FILE prints the same table; without a readable file it says so in one line, exit code 2', () => {
+    const reprint = node('bench/report.mjs', [FIXTURE]);
+    expect(reprint).toEqual({ status: 0, stdout: `${table(readFixture())}\n`, stderr: '' });
+    const missing = node('bench/report.mjs', [join(ROOT, 'test', 'fixtures', 'bench', 'no-such-run.json')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^report: cannot read .*no-such-run\.json: no such file\n$/);
+  });
+});
+
+describe('side by side rounds', () => {
+  test('the two builds compared always run back to back, which goes first alternating by round, while the rotation moves the others', () => {
+    const units = [['tree', 'baseline'], 'validating', 'bare'];
+    expect([0, 1, 2, 3].map((round) => roundOrder(units, round))).toEqual([
+      ['tree', 'baseline', 'validating', 'bare'],
+      ['validating', 'bare', 'baseline', 'tree'],
+      ['bare', 'tree', 'baseline', 'validating'],
+      ['baseline', 'tree', 'validating', 'bare'],
+    ]);
+  });
+
+  test("a ratio is the median of the rounds' ratios, not the ratio of the medians", () => {
+    const byServer = { tree: [{ rps: 100 }, { rps: 300 }, { rps: 200 }], baseline: [{ rps: 200 }, { rps: 150 }, { rps: 400 }] };
+    // Rounds: 0.5, 2, 0.5; the medians alone would give 200 / 200 = 1.
+    expect(medianRatio(byServer, 'tree', 'baseline')).toBe(0.5);
+    expect(medianRatio(byServer, 'tree', 'prism')).toBeUndefined();
+  });
+});
+
+describe("the benchmark's arguments", () => {
+  const defaults = { defaultOut: '/out.json' };
+
+  test('the defaults, --only scale as its three parts, and --baseline with the phases that compare builds', () => {
+    expect(parseOptions([], defaults)).toEqual({
+      help: false,
+      withPrism: false,
+      rounds: 5,
+      duration: 5,
+      connections: 50,
+      coldStarts: 5,
+      phases: new Set(['cold', 'main', 'scale:files', 'scale:secrets', 'scale:log', 'upload', 'proxy', 'spec']),
+      baseline: null,
+      out: '/out.json',
+    });
+    const side = parseOptions(['--only', 'cold,main,scale', '--baseline', 'HEAD~1', '--rounds', '3', '--duration', '2.5', '--with-prism'], defaults);
+    expect(side).toMatchObject({ baseline: 'HEAD~1', rounds: 3, duration: 2.5, withPrism: true, phases: new Set(['cold', 'main', 'scale:files', 'scale:secrets', 'scale:log']) });
+    expect(parseOptions(['--help'], defaults)).toEqual({ help: true });
+  });
+
+  test.each([
+    [['--only', 'main,nope'], '--only: no phase "nope"; the phases are cold, main, scale, scale:files, scale:secrets, scale:log, upload, proxy, spec'],
+    [['--rounds', '0'], '--rounds must be a positive whole number, not "0"'],
+    [['--duration', 'x'], '--duration must be a positive number of seconds, not "x"'],
+    [['--baseline', 'main', '--only', 'upload'], '--baseline compares builds in the cold and main phases; --only upload runs neither'],
+    [['--baseline', ''], '--baseline needs a git commit, branch or tag, not ""'],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('%j is refused with one message', (argv, message) => {
+    expect(() => parseOptions(argv, defaults)).toThrow(new UsageError(message));
+  });
+
+  test('the entry refuses bad arguments with one line and exit code 2, before starting anything; --help lists --baseline', () => {
+    const bad = node('bench/run.mjs', ['--only', 'nope']);
+    expect(bad).toEqual({ status: 2, stdout: '', stderr: 'bench: --only: no phase "nope"; the phases are cold, main, scale, scale:files, scale:secrets, scale:log, upload, proxy, spec\n' });
+    const noCommit = node('bench/run.mjs', ['--baseline', 'no-such-ref-for-the-bench-test', '--only', 'main']);
+    expect(noCommit).toEqual({ status: 2, stdout: '', stderr: 'bench: --baseline: "no-such-ref-for-the-bench-test" names no commit of this repository\n' });
+    const help = node('bench/run.mjs', ['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}--baseline REF {7}/m);
+  });
+});
