@@ -7,7 +7,7 @@
  * eov makes them. The mapper decides from the error code, Ajv's params and the schema, never the text.
  */
 
-/** One Ajv error, as Ajv reported it to eov. */
+/** One Ajv error as Ajv reported it to eov, less its English `message`. */
 export interface AjvError {
   keyword: string;
   /** Ajv's structured detail: `type` for a type error, `missingProperty`, `limit`, `format`… */
@@ -32,8 +32,12 @@ export function keepAjvErrors(): Promise<void> {
     if (original.keepsAjv) return;
     const keeping: Converter = (status, errors) => {
       const out = original(status, errors);
-      // eov maps Ajv's list one to one (after filtering it in augmentAjvErrors).
-      out.errors.forEach((e, i) => Object.defineProperty(e, AJV, { value: errors[i] }));
+      // eov maps Ajv's list one to one (after filtering it in augmentAjvErrors). Ajv's own text
+      // is left behind: what is kept is what can be decided on.
+      out.errors.forEach((e, i) => {
+        const { keyword, params, instancePath, schemaPath } = errors[i];
+        Object.defineProperty(e, AJV, { value: { keyword, params, instancePath, schemaPath } });
+      });
       return out;
     };
     keeping.keepsAjv = true;
