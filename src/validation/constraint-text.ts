@@ -1,7 +1,9 @@
 /**
- * Our wording for a constraint Pydantic has no error type of its own for (it answers them as
- * `value_error`, "Value error, …"): built from Ajv's keyword and params, in the words Ajv uses, so
- * a client sees the same sentence as before the mapper stopped reading Ajv's text.
+ * Ajv's sentence for an error, rebuilt from its keyword and params (Ajv's wording, eov's for
+ * `enum`). A constraint Pydantic has no error type of its own for is answered as `value_error`,
+ * "Value error, <sentence>": built here, a client reads the sentence it read when the mapper still
+ * took Ajv's text, and nothing is decided on that text. A keyword Ajv does not know (a custom
+ * one) is named as it is.
  */
 import type { AjvError } from './ajv-errors.js';
 
@@ -17,6 +19,24 @@ export function constraintText({ keyword, params: p }: Pick<AjvError, 'keyword' 
     case 'x-eov-type':
       // eov's alias of JSON Type Definition's `type`.
       return `must be ${p.type}${p.nullable ? ' or null' : ''}`;
+    case 'required':
+      return `must have required property '${p.missingProperty}'`;
+    case 'enum':
+      // eov adds the allowed values to Ajv's sentence.
+      return `must be equal to one of the allowed values: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'minLength':
+    case 'maxLength':
+      return `must NOT have ${keyword === 'minLength' ? 'fewer' : 'more'} than ${p.limit} characters`;
+    case 'minItems':
+    case 'maxItems':
+      return `must NOT have ${keyword === 'minItems' ? 'fewer' : 'more'} than ${p.limit} items`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${p.comparison} ${p.limit}`;
+    case 'pattern':
+      return `must match pattern "${p.pattern}"`;
     case 'multipleOf':
       return `must be multiple of ${p.multipleOf}`;
     case 'const':
