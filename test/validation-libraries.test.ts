@@ -1,6 +1,6 @@
 /**
  * The libraries on the request path, pinned where the glue depends on them: the shape of
- * express-openapi-validator's errors (the mapper reads `path`, `message` and `errorCode`), the
+ * express-openapi-validator's errors (the mapper reads `path`, `errorCode` and the Ajv error kept beside them), the
  * file object multer hands a StorageEngine, and a constraint added to the document being enforced
  * with no code change (the hand-written walker this replaced accepted anything it did not know).
  */
@@ -26,6 +26,17 @@ test("express-openapi-validator's errors keep the fields the mapper reads", asyn
     { path: '/body/name', message: 'must NOT have fewer than 1 characters', errorCode: 'minLength.openapi.validation' },
     { path: '/body/namespace', message: 'must be equal to one of the allowed values: llm_provider, function_env', errorCode: 'enum.openapi.validation' },
   ]);
+});
+
+test("express-openapi-validator's errors carry the Ajv error each was made from: what the mapper decides from", async () => {
+  const eov = createOpenApiValidator(document());
+  const errors = await eov.validate({ operationId: 'storeSecret', params: {}, query: {}, headers: {}, contentType: 'application/json', body: { name: 5, value: 'v', namespace: 'x' } });
+  expect(errors.map((e) => [e.errorCode, e.ajv])).toEqual([
+    ['type.openapi.validation', { keyword: 'type', params: { type: 'string' }, instancePath: '/body/name', schemaPath: expect.stringMatching(/\/name\/type$/) }],
+    ['enum.openapi.validation', { keyword: 'enum', params: { allowedValues: ['llm_provider', 'function_env'] }, instancePath: '/body/namespace', schemaPath: expect.stringMatching(/\/enum$/) }],
+  ]);
+  // Kept out of sight: eov's object serialises as eov makes it.
+  expect(JSON.parse(JSON.stringify(errors[0]))).toEqual({ path: '/body/name', message: 'must be string', errorCode: 'type.openapi.validation' });
 });
 
 test('multer hands the StorageEngine the part name as sent to busboy, and the stream', async () => {

@@ -6,12 +6,17 @@
  * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
  */
 import { resolveRef, withoutNullBranch, type OpenApiDocument } from '../document/openapi.js';
+import { ajvErrorOf, keepAjvErrors, type AjvError } from './ajv-errors.js';
 
-/** One error as eov reports it: the three fields the mapper reads (pinned by a test). */
+/**
+ * One error as eov reports it (its own fields pinned by a test), with the Ajv error it was made
+ * from as `ajv` (not enumerable: eov's object otherwise as eov makes it). The mapper reads
+ * `path`, `errorCode` and `ajv`; eov's English `message` is for people, never decided on.
+ */
 export interface EovError {
   path: string;
-  message: string;
   errorCode: string;
+  readonly ajv: AjvError;
 }
 
 /** What one routed request looks like to eov. */
@@ -137,7 +142,7 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
     const chainKey = perOperation ? operationId : '';
     let chain = chains.get(chainKey);
     if (chain) return chain;
-    eovModule ??= lazyApiSpecValidator().then(() => import('express-openapi-validator')).then((m) => (m as any).default ?? m);
+    eovModule ??= Promise.all([lazyApiSpecValidator(), keepAjvErrors()]).then(() => import('express-openapi-validator')).then((m) => (m as any).default ?? m);
     const apiSpec = perOperation ? operationDocument(priv, routes.get(operationId)!.key) : priv;
     chain = eovModule.then((eov) => eov.middleware({
       apiSpec,
@@ -200,10 +205,12 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
     const req: any = { method: routes.get(r.operationId)!.method, path: url, url, originalUrl: url, baseUrl: '', headers, query: r.query, params: r.params, body: r.body, openapi };
     const stack = await middlewares(r.operationId);
     const requestMiddleware = stack[stack.length - 1];
-    const e = (await run(requestMiddleware, req)) as { status?: number; errors?: EovError[]; message?: string } | undefined;
+    const e = (await run(requestMiddleware, req)) as { status?: number; errors?: object[] } | undefined;
     if (!e) return [];
-    if (e.status === 400 && Array.isArray(e.errors)) return e.errors;
-    throw e;
+    // A 400 eov raised itself, from no Ajv error, has nothing to map: it goes on as eov's failure.
+    const ajv = e.status === 400 && Array.isArray(e.errors) ? e.errors.map(ajvErrorOf) : [undefined];
+    if (ajv.some((a) => a === undefined)) throw e;
+    return e.errors!.map((x, i) => Object.defineProperty(x, 'ajv', { value: ajv[i] }) as EovError);
   }
 
   return {

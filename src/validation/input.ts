@@ -11,9 +11,9 @@ import type { ParsedBody, UploadedPart } from '../http/body.js';
 import type { OpenApiDocument, Operation, Schema } from '../document/openapi.js';
 import { isPyDict, toPlain, type PyValue } from '../python/values.js';
 import type { ValidatedInput } from '../operations/types.js';
-import type { OpenApiRequestValidator } from './eov.js';
+import type { EovError, OpenApiRequestValidator } from './eov.js';
 import { INVALID, laxJson, parseStringInput } from './lax.js';
-import { locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
+import { expectedType, locOf, pydanticErrors, type ErrorContext } from './pydantic-errors.js';
 import { discriminate, withTags, type Discriminated } from './discriminators.js';
 
 export interface RawParams {
@@ -99,11 +99,12 @@ export async function validateInput(eov: OpenApiRequestValidator, doc: OpenApiDo
     // value with a single declared type.
     const unions = new Set(errors.filter((e) => e.errorCode.startsWith('anyOf.') || e.errorCode.startsWith('oneOf.')).map((e) => e.path));
     for (const e of errors) {
-      if (!e.errorCode.startsWith('type.') || !/^must be (boolean|integer|number)$/.test(e.message) || unions.has(e.path)) continue;
+      const type = laxTarget(e);
+      if (!type || unions.has(e.path)) continue;
       const loc = locOf(e.path, ctx);
       const value = valueAt(rawBody, loc.slice(1)) as PyValue | undefined;
       if (value === undefined) continue;
-      const r = laxJson(value, e.message.slice(8), loc);
+      const r = laxJson(value, type, loc);
       if ('value' in r && setAt(eovBody, loc.slice(1), r.value)) converted = true;
     }
     if (!converted) break;
@@ -144,16 +145,23 @@ function otherMember(loc: (string | number)[], tagged: Discriminated['tagged']):
   });
 }
 
+/** The type Pydantic's lax mode may convert a JSON value to, for a type error of Ajv's `type` keyword. */
+function laxTarget(e: EovError): 'boolean' | 'integer' | 'number' | undefined {
+  const type = e.errorCode.startsWith('type.') ? expectedType(e) : undefined;
+  return type === 'boolean' || type === 'integer' || type === 'number' ? type : undefined;
+}
+
 /** Type errors Pydantic's lax mode would not convert either: its own error type for them. */
-function laxErrors(errors: { path: string; message: string; errorCode: string }[], rawBody: PyValue | undefined, ctx: ErrorContext, own: PydanticError[]) {
+function laxErrors(errors: EovError[], rawBody: PyValue | undefined, ctx: ErrorContext, own: PydanticError[]) {
   for (let i = errors.length - 1; i >= 0; i--) {
     const e = errors[i];
-    if (!e.errorCode.startsWith('type.') || !/^must be (boolean|integer|number)$/.test(e.message)) continue;
+    const type = laxTarget(e);
+    if (!type) continue;
     const loc = locOf(e.path, ctx);
     if (loc[0] !== 'body' || ctx.form) continue;
     const value = valueAt(rawBody, loc.slice(1)) as PyValue | undefined;
     if (value === undefined) continue;
-    const r = laxJson(value, e.message.slice(8), loc);
+    const r = laxJson(value, type, loc);
     if (!('value' in r)) {
       errors.splice(i, 1);
       if (!own.some((o) => JSON.stringify(o.loc) === JSON.stringify(loc))) own.push(r);

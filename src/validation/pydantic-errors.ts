@@ -1,15 +1,17 @@
 /**
- * eov's errors → the 422 body FastAPI writes. eov keeps only `path`, `message` and `errorCode`
- * of Ajv's errors (it drops `params`), reports `required` first and adds `anyOf` noise, so the
- * constraint values come from the schema at the error's location, the `input` from what the
- * client sent, and the list is filtered to Pydantic's one error per location and sorted into
- * FastAPI's order: path, query, header, body; declaration order within each.
+ * eov's errors → the 422 body FastAPI writes. Each is decided from its error code (Ajv's keyword),
+ * Ajv's params (kept beside eov's error: ajv-errors.ts) and the schema at its location, never from
+ * its English text: the constraint values come from the schema, the `input` from what the client
+ * sent. eov reports `required` first and adds `anyOf` noise, so the list is filtered to Pydantic's
+ * one error per location and sorted into FastAPI's order: path, query, header, body; declaration
+ * order within each.
  */
 import { err, type Loc, type PydanticError } from '../errors/catalogue.js';
 import type { OpenApiDocument, Schema } from '../document/openapi.js';
 import { withoutNullBranch } from '../document/openapi.js';
 import { isPyDict, type PyValue } from '../python/values.js';
 import type { EovError } from './eov.js';
+import { constraintText, typeNames } from './constraint-text.js';
 
 const SECTION: Record<string, string> = { params: 'path', query: 'query', headers: 'header', body: 'body' };
 const RANK: Record<string, number> = { path: 0, query: 1, header: 2, body: 3 };
@@ -117,15 +119,32 @@ function keyError(loc: Loc, input: unknown, pattern: string): PydanticError {
   return { type: 'value_error', loc: [...loc, key], msg: `Value error, ${JSON.stringify(key)} is not a valid ${field} name (it must match ${pattern})`, input: key, ctx: { error: {} } };
 }
 
+/** Ajv's keyword, from eov's error code (`type.openapi.validation` → `type`). */
+export function keywordOf(e: EovError): string {
+  return e.errorCode.replace(/\.openapi\.validation$/, '');
+}
+
+/**
+ * The one type a type error expected, or undefined: Ajv's `type` keyword and eov's `x-eov-type`
+ * (JSON Type Definition's, raised for its serdes formats) name it in `params.type`; a list of
+ * several types, or JTD's nullable one, is no single type (answered as a value error naming them).
+ */
+export function expectedType(e: EovError): string | undefined {
+  const keyword = keywordOf(e);
+  const { type, nullable } = e.ajv.params;
+  if ((keyword !== 'type' && keyword !== 'x-eov-type') || type === undefined) return undefined;
+  const one = typeNames(type);
+  return /^\w+$/.test(one) && !nullable ? one : undefined;
+}
+
 /** One eov error as Pydantic's, or null for noise (an anyOf summary, a null branch). */
 function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
-  const keyword = e.errorCode.replace(/\.openapi\.validation$/, '');
+  const keyword = keywordOf(e);
   const loc = locOf(e.path, ctx);
   const schema = schemaAt(loc, ctx);
   const input = inputAt(loc, ctx);
-  // A type error, whichever keyword raised it (eov's serdes formats raise theirs as `x-eov-*`).
-  const kind = /^must be (\w+)$/.exec(e.message)?.[1];
-  if (kind && keyword !== 'required') return typeError(kind, schema, loc, input);
+  const kind = expectedType(e);
+  if (kind) return typeError(kind, schema, loc, input);
   switch (keyword) {
     case 'required': {
       // Pydantic's missing field carries the object it was missing from (JSON bodies only).
@@ -163,10 +182,10 @@ function toPydantic(e: EovError, ctx: ErrorContext): PydanticError | null {
     case 'anyOf':
     case 'oneOf':
     case 'allOf':
-      return { type: 'value_error', loc, msg: `Value error, ${e.message}`, input, ctx: { error: {} }, noise: true } as PydanticError;
+      return { type: 'value_error', loc, msg: `Value error, ${constraintText(e.ajv)}`, input, ctx: { error: {} }, noise: true } as PydanticError;
     default:
       // A keyword Pydantic has no exact counterpart for: still a 422 naming the constraint.
-      return { type: 'value_error', loc, msg: `Value error, ${e.message}`, input, ctx: { error: {} } };
+      return { type: 'value_error', loc, msg: `Value error, ${constraintText(e.ajv)}`, input, ctx: { error: {} } };
   }
 }
 
@@ -176,7 +195,7 @@ export function pydanticErrors(eovErrors: EovError[], own: PydanticError[], ctx:
   for (const x of eovErrors) {
     const e = toPydantic(x, ctx);
     if (!e) continue;
-    const keyword = x.errorCode.replace(/\.openapi\.validation$/, '');
+    const keyword = keywordOf(x);
     mapped.push({ e, p: PRIORITY.indexOf(keyword) < 0 ? PRIORITY.length : PRIORITY.indexOf(keyword) });
   }
   const key = (l: Loc) => JSON.stringify(l);
