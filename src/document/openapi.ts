@@ -164,7 +164,9 @@ export function buildOperations(doc: OpenApiDocument, added: ReadonlySet<string>
         body,
         secured: security ? security.length > 0 && security.every((alt) => alt.length > 0) : Array.isArray(op.security) && op.security.length > 0,
         statuses: Object.keys(op.responses ?? {}),
-        ...(security && { added: { operation: op, security, secretFields: secretFields(doc, op.requestBody) } }),
+        // Always present, undefined for the fifteen: one object shape for every operation, so the
+        // stages' property reads stay monomorphic once a union's operations flow through them too.
+        added: security ? { operation: op, security, secretFields: secretFields(doc, op.requestBody) } : undefined,
       });
     }
   }

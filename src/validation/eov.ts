@@ -138,12 +138,18 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
   }
   const perOperation = refs === 'bundle';
 
+  // The `dereferenced` operations share one eov over a document of their own paths, as the
+  // built-in document has without --spec: the fifteen are validated by the same eov, whose Ajv
+  // holds only their schemas, with or without a supplied document (issue 30's "no slower").
+  const sharedKeys = perOperation ? [...routes].filter(([id]) => dereferenced.has(id)).map(([, r]) => r.key) : [];
+
   function middlewares(operationId: string): Promise<Middleware[]> {
-    const chainKey = perOperation ? operationId : '';
+    const own = perOperation && !dereferenced.has(operationId);
+    const chainKey = own ? operationId : '';
     let chain = chains.get(chainKey);
     if (chain) return chain;
     eovModule ??= Promise.all([lazyApiSpecValidator(), keepAjvErrors()]).then(() => import('express-openapi-validator')).then((m) => (m as any).default ?? m);
-    const apiSpec = perOperation ? operationDocument(priv, routes.get(operationId)!.key) : priv;
+    const apiSpec = own ? operationDocument(priv, [routes.get(operationId)!.key]) : perOperation ? operationDocument(priv, sharedKeys) : priv;
     chain = eovModule.then((eov) => eov.middleware({
       apiSpec,
       validateApiSpec: false,
@@ -151,7 +157,7 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
       validateResponses: false,
       validateSecurity: false,
       fileUploader: false,
-      $refParser: { mode: perOperation && dereferenced.has(operationId) ? 'dereference' : refs },
+      $refParser: { mode: own ? refs : 'dereference' },
     }) as Middleware[]);
     chains.set(chainKey, chain);
     return chain;
@@ -230,13 +236,14 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
 }
 
 /**
- * The private document cut to one path (`key`) and the components it reaches, through `$ref`s
+ * The private document cut to some paths (`keys`) and the components they reach, through `$ref`s
  * followed transitively; a copy of its own, since eov's walk writes into the schemas it is given.
  */
-export function operationDocument(priv: OpenApiDocument, key: string): OpenApiDocument {
+export function operationDocument(priv: OpenApiDocument, keys: readonly string[]): OpenApiDocument {
   const components = (priv.components ?? {}) as Record<string, Record<string, unknown>>;
   const kept: Record<string, Record<string, unknown>> = {};
-  const pending: unknown[] = [priv.paths[key]];
+  const paths = Object.fromEntries(keys.map((key) => [key, priv.paths[key]]));
+  const pending: unknown[] = Object.values(paths);
   while (pending.length) {
     const node = pending.pop();
     if (Array.isArray(node)) pending.push(...node);
@@ -245,7 +252,7 @@ export function operationDocument(priv: OpenApiDocument, key: string): OpenApiDo
         if (k === '$ref' && typeof v === 'string') {
           const m = /^#\/components\/([^/]+)\/([^/]+)(?:\/|$)/.exec(v);
           // A reference elsewhere (into paths): the operation with the whole document's components.
-          if (!m) return { ...priv, paths: { [key]: priv.paths[key] } };
+          if (!m) return { ...priv, paths };
           const name = decodeURIComponent(m[2]).replace(/~1/g, '/').replace(/~0/g, '~');
           const target = components[m[1]]?.[name];
           if (target === undefined || kept[m[1]]?.[name] !== undefined) continue;
@@ -255,5 +262,5 @@ export function operationDocument(priv: OpenApiDocument, key: string): OpenApiDo
       }
     }
   }
-  return structuredClone({ ...priv, paths: { [key]: priv.paths[key] }, components: kept });
+  return structuredClone({ ...priv, paths, components: kept });
 }
