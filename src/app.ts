@@ -1,70 +1,29 @@
 /**
  * createApp(options): the whole mock as an Express application that never listens (supertest
- * and startMockServer both mount it). Its state lives in the store it opens (or is given) and
- * the journal, faults and coverage it creates; nothing is module-level.
+ * and startMockServer both mount it). Its state is one runtime (runtime/runtime.ts, built by
+ * app/create-runtime.ts): the store it opens (or is given), the clock, the auth configuration,
+ * the journal, faults, coverage and pins; both APIs read it, and `app.mock` is it. Nothing is
+ * module-level.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { pino, type Logger } from 'pino';
-import { authenticate } from './operations/auth.js';
 import { corsMiddleware } from './web/cors.js';
 import { allowedHostsGuard } from './guards/allowed-hosts.js';
 import { crossSiteRefusal, isControlPlanePath } from './guards/cross-site.js';
 import { controlPlaneDocsRouter, docsRouter } from './web/docs.js';
 import { landingPageRoute } from './web/landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
-import { Clock } from './primitives/clock.js';
-import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
-import { loadSpec } from './document/spec-file.js';
-import { buildUnion } from './document/union.js';
-import type { Answerer } from './answers/index.js';
-import { Pins } from './records/pins.js';
-import { handlers } from './operations/index.js';
-import { DEFAULTS, durations, type MockOptions } from './options.js';
+import type { OpenApiDocument } from './document/openapi.js';
+import type { MockOptions } from './options.js';
 import { sendReply, stringifyJson } from './http/reply.js';
-import { StartupError, type Store } from './store/store.js';
-import { createStore } from './app/create-store.js';
-import type { DriftLog } from './proxy/drift.js';
-import { Coverage } from './control-plane/coverage.js';
-import { createOpenApiValidator } from './validation/eov.js';
-import { loadMulter } from './http/body.js';
+import type { Store } from './store/store.js';
 import { requestHost } from './http/request-target.js';
 import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch.js';
-import { Faults } from './records/faults.js';
-import { scenarioPinsProblem } from './control-plane/pin-checks.js';
-import { ScenarioError, scenarioPath, type LoadedScenario } from './scenarios/scenario.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './records/journal.js';
 import { notFound, unexpectedError } from './app/error-handlers.js';
-import { proxyDeps, responseValidator } from './app/proxy-deps.js';
 import { serviceRequests } from './app/service-requests.js';
+import { createRuntime } from './app/create-runtime.js';
+import type { MockRuntime } from './runtime/runtime.js';
 
-export interface MockRuntime {
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  operations: Operation[];
-  document: OpenApiDocument;
-  journal: Journal;
-  faults: Faults;
-  /** Pinned answers of the operations a --spec document adds: the scenario's and those added at run time. */
-  pins: Pins;
-  coverage: Coverage;
-  /** With --spec: the generator answering the added operations (over `document`, the union). */
-  answerer?: Answerer;
-  /** Loads and compiles the validation stack (call after listen: /health never waits for it). */
-  warm(stopped?: () => boolean): Promise<void>;
-  /** With --upstream: where the real service's answers (and the client's requests) left openapi.json. */
-  drift?: DriftLog;
-  /** With --record: resolves once everything recorded so far is written. */
-  flushRecording?: () => Promise<void>;
-  /**
-   * Resets one principal's workspace, or everything a test can change: the clock (back to its
-   * state when the mock started), every workspace, the journal, the faults, the coverage and the
-   * pins (those added at run time go, the scenario's come back).
-   */
-  reset(principal?: string): Promise<void>;
-  /** Closes the store: flushes pending writes, removes in-memory blobs. */
-  close(): Promise<void>;
-}
+export type { MockRuntime } from './runtime/runtime.js';
 
 export type MockApp = Express & { mock: MockRuntime };
 
@@ -99,80 +58,10 @@ function servedDocument(doc: OpenApiDocument, req: Request): OpenApiDocument {
  * ```
  */
 export async function createApp(options: AppOptions = {}): Promise<MockApp> {
-  if (options.store && options.clock && options.clock !== options.store.clock) {
-    throw new StartupError('createApp: options.clock is not the clock of options.store; leave clock out (the store\'s is used) or open the store with it');
-  }
-  const clock = options.clock ?? options.store?.clock ?? new Clock();
-  // A clock passed in stays the caller's object; a full reset puts back the settings it had here.
-  const clockAtStart = clock.state();
-  const logger = pino({ level: options.logLevel ?? DEFAULTS.logLevel, base: undefined }, (options.logDestination as pino.DestinationStream | undefined) ?? pino.destination(1));
-  // With --spec, the served document is the union (document/union.ts); without it, openapi.json.
-  const builtIn = readOpenApi();
-  const union = options.spec !== undefined ? buildUnion(builtIn, loadSpec(options.spec, options.cwd), options.spec) : undefined;
-  if (union?.warning) logger.warn(union.warning);
-  const document = union?.document ?? builtIn;
-  const operations = buildOperations(document, new Set(union?.added));
-  // The generator (json-schema-faker) is loaded only with --spec: without it, start-up reads none of it.
-  const answers = union ? await import('./answers/index.js') : undefined;
-  const answerer = answers?.createAnswerer(document);
-  // Checked before the store opens, so a bad --upstream/--record leaves nothing open behind it.
-  // One express-openapi-validator for the document: the pipeline's, also the proxy's client-drift check.
-  // The fifteen's operations keep their dereferenced validators with --spec (the built-in document has no cycle).
-  const validator = createOpenApiValidator(document, union ? 'bundle' : 'dereference', new Set(operations.filter((o) => !o.added).map((o) => o.id)));
-  const { fileTtlMs, tokenTtlMs, upstreamTimeoutMs } = durations(options);
-  const proxy = await proxyDeps(options, upstreamTimeoutMs, document, validator, clock, logger);
-  const pins = new Pins(operations.map((o) => ({ id: o.id, pathParams: o.pathParams, statuses: o.statuses })));
-  const pinChecks = { pins, checkPinBody: answerer ? (operationId: string, status: number, body: unknown) => answerer.validateAnswer(operationId, status, body) : undefined };
-  // Checked as the scenario loads, before a data directory is made for it.
-  const acceptScenario = (scenario: LoadedScenario) => {
-    const problem = scenarioPinsProblem(pinChecks, scenario.pins);
-    if (!problem) return;
-    const line = `scenario file ${scenarioPath(scenario.ref, options.cwd)}: ${problem}`;
-    throw new StartupError(line, { cause: new ScenarioError(line) });
-  };
-  // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
-  if (options.store) acceptScenario(options.store.scenario);
-  const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted'), acceptScenario }));
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
-  const faults = new Faults(operations.map((o) => o.id), store.seed);
-  const coverage = new Coverage(operations);
-  pins.loadScenario(store.scenario.pins);
-  // What a run leaves besides workspaces; a full reset and a scenario switch both start it over,
-  // the faults' random generator included (from the seed the store now runs with), and the pins
-  // with the active scenario's.
-  const clearRunRecords = () => {
-    journal.clear();
-    faults.restart(store.seed);
-    coverage.clear();
-    pins.loadScenario(store.scenario.pins);
-  };
-  const reset = async (principal?: string) => {
-    if (principal !== undefined) return store.reset(principal);
-    // The clock first: workspaces are rebuilt from the scenario at the clock's time.
-    clock.restore(clockAtStart);
-    await store.reset();
-    clearRunRecords();
-  };
-  const deps = {
-    faults,
-    operations,
-    document,
-    validator,
-    handlers,
-    store,
-    clock,
-    authMode: options.auth ?? DEFAULTS.auth,
-    config: {
-      fileTtlMs,
-      maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
-      tokenTtlMs,
-    },
-    validateResponse: options.validateResponses ? await responseValidator(document) : undefined,
-    texts: store.texts,
-    keyPrincipals: new Map<string, string>(),
-    proxy,
-    added: answers && answerer ? { answerer, PreferError: answers.PreferError, pins, seed: options.seed ?? store.seed } : undefined,
-  };
+  // Everything both APIs and the proxy read, built once: the store, the clock, the one auth
+  // configuration, the document and its validator, the journal, faults, coverage and pins.
+  const runtime = await createRuntime(options);
+  const { logger, document } = runtime;
 
   const app = express() as unknown as MockApp;
   app.disable('x-powered-by');
@@ -188,7 +77,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // Service requests first: they are nearly all the traffic, and each Express layer they would
   // otherwise pass (health, openapi.json, docs, the control plane) costs them time on every
   // request. No service path is one of those paths, so the order changes no answer.
-  app.use(serviceRequests({ clock, logger, operations, journal, coverage, deps }));
+  app.use(serviceRequests(runtime));
 
   const healthy = Object.freeze({ status: 200, jsonText: '{"status":"ok"}' });
   app.get('/health', (_req, res) => sendReply(res, healthy, stringifyJson));
@@ -199,61 +88,13 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
   app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
-  const control = controlPlane({
-      store,
-      clock,
-      reset,
-      clearRunRecords,
-      journal,
-      faults,
-      ...pinChecks,
-      coverage,
-      adminToken: options.adminToken,
-      guard: crossSiteRefusal,
-      fileTtlMs: deps.config.fileTtlMs,
-      maxUploadBytes: deps.config.maxUploadBytes,
-      principalOf: (token) => {
-        const auth = { mode: deps.authMode, signingKey: store.signingKey, users: store.scenario.users, apiKeys: store.scenario.apiKeys };
-        try {
-          return authenticate(`Bearer ${token}`, auth);
-        } catch {
-          return null;
-        }
-      },
-      drift: deps.proxy?.drift,
-      operations,
-      validateResponses: options.validateResponses,
-      logger,
-  });
+  const control = controlPlane(runtime, { adminToken: options.adminToken, guard: crossSiteRefusal, validateResponses: options.validateResponses });
   app.use('/__mock', control);
 
   app.use(notFound);
   app.use(unexpectedError(logger));
 
-  app.mock = {
-    store,
-    clock,
-    logger,
-    operations,
-    document,
-    journal,
-    faults,
-    pins,
-    coverage,
-    answerer,
-    warm: async (stopped?: () => boolean) => {
-      // The service's validators only: the control plane's compile on its first use, which
-      // keeps the idle process ~6 MiB smaller (BENCHMARKS.md) for a one-off cost on that call.
-      await loadMulter();
-      await validator.warm(stopped);
-    },
-    drift: deps.proxy?.drift,
-    flushRecording: deps.proxy?.recorder ? () => deps.proxy!.recorder!.flush() : undefined,
-    reset,
-    close: async () => {
-      await deps.proxy?.recorder?.flush();
-      await store.close();
-    },
-  };
+  // The runtime itself, seen through its public type.
+  app.mock = runtime;
   return app;
 }

@@ -5,7 +5,7 @@
  * other: same methods, same units (seconds or ISO 8601, as the control plane takes them), same
  * errors (the control plane's status and detail).
  */
-import type { CoverageReport } from './control-plane/coverage.js';
+import type { CoverageReport } from './records/coverage.js';
 import type { Fault, FaultSpec } from './records/faults.js';
 import type { Pin, PinSpec } from './records/pins.js';
 import type { JournalEntry, JournalFilter, JournalId } from './records/journal.js';

@@ -23,7 +23,7 @@ export {
 export { UnknownOperationError, type Fault, type FaultSpec } from './records/faults.js';
 export type { Pin, PinSpec } from './records/pins.js';
 export type { JournalEntry } from './records/journal.js';
-export type { CoverageReport } from './control-plane/coverage.js';
+export type { CoverageReport } from './records/coverage.js';
 export type { MockOptions } from './options.js';
 export { Clock } from './primitives/clock.js';
 export { DETAIL } from './errors/http-error.js';

@@ -27,6 +27,7 @@ const LAYERS: Array<[name: string, members: string[]]> = [
   ['app', ['app.ts', 'app/', 'options.ts', 'web/', 'guards/', 'ui/']],
   ['control plane', ['control-plane/']],
   ['pipeline', ['pipeline/']],
+  ['runtime', ['runtime/']],
   ['proxy', ['proxy/']],
   ['validation', ['validation/']],
   ['records', ['records/']],

@@ -10,6 +10,7 @@ import request from 'supertest';
 import type { MockApp } from '../src/app.js';
 import { CONTROL_STAGES } from '../src/control-plane/dispatch.js';
 import { splitTarget } from '../src/http/request-target.js';
+import { Auth } from '../src/operations/auth.js';
 import { handlers } from '../src/operations/index.js';
 import { DEFAULTS } from '../src/options.js';
 import { SERVICE_STAGES, ServiceRequest, handleServiceRequest, serviceStageDeps, type ServiceDeps } from '../src/pipeline/service-request.js';
@@ -32,10 +33,9 @@ beforeAll(async () => {
     handlers,
     store,
     clock,
-    authMode: DEFAULTS.auth,
-    config: { fileTtlMs: DEFAULTS.fileTtlMs, maxUploadBytes: DEFAULTS.maxUploadBytes, tokenTtlMs: DEFAULTS.tokenTtlMs },
+    auth: new Auth({ mode: DEFAULTS.auth, tokenTtlMs: DEFAULTS.tokenTtlMs, clock, keys: store }),
+    config: { fileTtlMs: DEFAULTS.fileTtlMs, maxUploadBytes: DEFAULTS.maxUploadBytes },
     texts: store.texts,
-    keyPrincipals: new Map(),
   });
   demo = (await request(app).post('/__mock/principal').send({ token: TOKEN }).expect(200)).body.principal;
 });

@@ -6,27 +6,24 @@
  * the same split target from `res.locals.target`.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from 'pino';
-import type { Coverage } from '../control-plane/coverage.js';
-import { REDACTED, journalBody, queryRedaction, type Journal } from '../records/journal.js';
+import { REDACTED, journalBody, queryRedaction } from '../records/journal.js';
 import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
-import type { Operation } from '../document/openapi.js';
 import { handleServiceRequest, serviceStageDeps, ServiceRequest, type PipelineDeps } from '../pipeline/service-request.js';
-import type { Clock } from '../primitives/clock.js';
+import { handlers } from '../operations/index.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { splitTarget } from '../http/request-target.js';
 
-export interface ServiceRequestsDeps {
-  clock: Clock;
-  logger: Logger;
-  operations: Operation[];
-  journal: Journal;
-  coverage: Coverage;
-  deps: PipelineDeps;
+/** What the service's stages read of the runtime (the same store, clock and auth as the control plane's). */
+export function pipelineDeps(runtime: Runtime): PipelineDeps {
+  const { operations, document, validator, store, clock, auth, faults, proxy, added, validateResponse } = runtime;
+  const config = { fileTtlMs: runtime.fileTtlMs, maxUploadBytes: runtime.maxUploadBytes };
+  return { operations, document, validator, handlers, store, clock, auth, config, validateResponse, texts: store.texts, faults, proxy, added };
 }
 
-export function serviceRequests({ clock, logger, operations, journal, coverage, deps }: ServiceRequestsDeps) {
+export function serviceRequests(runtime: Runtime) {
+  const { clock, logger, operations, journal, coverage } = runtime;
   const redactQuery = queryRedaction(operations);
-  const stageDeps = serviceStageDeps(deps);
+  const stageDeps = serviceStageDeps(pipelineDeps(runtime));
   return async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const startedAt = clock.now();

@@ -22,11 +22,12 @@ import { createOpenApiValidator } from '../validation/eov.js';
 import { parseControlJson } from './control-input.js';
 import { runtimeHandlers } from './runtime-handlers.js';
 import { pinHandlers } from './pin-handlers.js';
-import { controlHandlerFor, type ControlHandlerMap, type ControlPlaneDeps } from './handler-types.js';
+import { controlHandlerFor, type ControlHandlerMap, type ControlPlaneOptions } from './handler-types.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { workspaceHandlers } from './workspace-handlers.js';
 import { inspectorHandlers } from './ui-api.js';
 
-export type { ControlPlaneDeps } from './handler-types.js';
+export type { ControlPlaneOptions } from './handler-types.js';
 
 export function readControlPlaneDocument(): Record<string, any> {
   return JSON.parse(readFileSync(join(packageRoot, 'control-plane.openapi.json'), 'utf8'));
@@ -47,7 +48,8 @@ export type ControlPlane = (req: Request, res: Response, next: NextFunction) => 
 
 /** The control plane's deps as its stages read them. */
 interface ControlStageDeps extends StageDeps {
-  control: ControlPlaneDeps;
+  control: Runtime;
+  options: ControlPlaneOptions;
   /** control-plane.openapi.json as loaded (getControlPlaneDocument answers it). */
   raw: Record<string, unknown>;
 }
@@ -56,13 +58,13 @@ type ControlStage = (ctx: RequestContext<ControlStageDeps>) => Reply | void | Pr
 
 /** guards: the app's refusals, before anything else (a cross-site request: guards/cross-site.ts). */
 const guards: ControlStage = (ctx) => {
-  const refusal = ctx.deps.control.guard?.(ctx.req.headers);
+  const refusal = ctx.deps.options.guard?.(ctx.req.headers);
   if (refusal) throw refusal;
 };
 
 /** admin token: with --admin-token, checked before routing (an unknown /__mock path without it is a 401). */
 const adminToken: ControlStage = (ctx) => {
-  const expected = ctx.deps.control.adminToken;
+  const expected = ctx.deps.options.adminToken;
   if (!expected) return;
   const token = bearerParam(ctx.req.headers.authorization);
   if (token === null || !isSecret(token, expected)) throw unauthorized(DETAIL.notAuthenticated);
@@ -106,7 +108,7 @@ export const CONTROL_STAGES: Composition<ControlStageDeps> = {
  * control-plane.openapi.json (Ajv loaded only then) as the bytes it is — a streamed export is
  * gathered whole first, which the suite can afford; a mismatch answers 500 and is logged.
  */
-async function answerChecker(document: Record<string, any>, deps: ControlPlaneDeps): Promise<NonNullable<StageDeps['checkReply']>> {
+async function answerChecker(document: Record<string, any>, logger: Runtime['logger']): Promise<NonNullable<StageDeps['checkReply']>> {
   const { createResponseValidator, ResponseValidationError } = await import('../validation/responses.js');
   const validate = createResponseValidator(document as OpenApiDocument, 'control-plane.openapi.json');
   return async (ctx, out) => {
@@ -136,7 +138,7 @@ async function answerChecker(document: Record<string, any>, deps: ControlPlaneDe
       }
       validate(op, out.status, contentType, value);
     } catch (e) {
-      deps.logger?.error({ err: e, operationId: op.id }, 'response validation failed');
+      logger.error({ err: e, operationId: op.id }, 'response validation failed');
       return { status: 500, jsonText: JSON.stringify({ detail: (e as Error).message }) };
     }
     // Sent as the bytes checked (a stream cannot be read twice), framed as the stream was.
@@ -144,24 +146,26 @@ async function answerChecker(document: Record<string, any>, deps: ControlPlaneDe
   };
 }
 
-export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
+/** The control plane over the runtime `runtime` (the service's pipeline reads the same one). */
+export function controlPlane(runtime: Runtime, options: ControlPlaneOptions = {}): ControlPlane {
   const document = readControlPlaneDocument();
   const operations = buildOperations(document) as Operation[];
   const missing = operations.filter((op) => !(op.id in handlers)).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);
   const validator = createOpenApiValidator(document);
-  const checker = deps.validateResponses ? answerChecker(document, deps) : undefined;
-  const bodies = { blobs: deps.store.blobs, maxUpload: deps.maxUploadBytes, parseJson: parseControlJson };
+  const checker = options.validateResponses ? answerChecker(document, runtime.logger) : undefined;
+  const bodies = { blobs: runtime.store.blobs, maxUpload: runtime.maxUploadBytes, parseJson: parseControlJson };
   const importBodies = { ...bodies, maxJson: MAX_IMPORT_BODY };
   const controlBodies = { ...bodies, maxJson: MAX_CONTROL_BODY };
   const stageDeps: ControlStageDeps = {
-    control: deps,
+    control: runtime,
+    options,
     raw: document,
     operations,
     routes: new RouteIndex(operations),
     document: document as OpenApiDocument,
     validator,
-    blobs: () => deps.store.blobs,
+    blobs: () => runtime.store.blobs,
     bodyOptions: (op) => ((op.id as string) === 'importWorkspace' ? importBodies : controlBodies),
     writeJson: stringifyJson,
     checkReply: checker ? async (ctx, out) => (await checker)(ctx, out) : undefined,

@@ -5,57 +5,28 @@
  * that document, typed from it; the dispatcher (dispatch.ts) routes to it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Logger } from 'pino';
 import type { HttpError } from '../errors/http-error.js';
 import type { Reply } from '../http/reply.js';
-import type { Operation } from '../document/openapi.js';
 import type { OperationId as ControlOperationId, Operations as ControlOperations } from '../generated/control-plane-api.js';
 import type { InputOf, ValidatedInput } from '../operations/types.js';
-import type { DriftLog } from '../proxy/drift.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from '../primitives/clock.js';
-import type { Coverage } from './coverage.js';
-import type { Faults } from '../records/faults.js';
-import type { Pins } from '../records/pins.js';
-import type { Journal } from '../records/journal.js';
+import type { Runtime } from '../runtime/runtime.js';
 
-export interface ControlPlaneDeps {
-  store: Store;
-  clock: Clock;
-  journal: Journal;
-  faults: Faults;
-  /** Pinned answers of the operations a --spec document adds (pin-handlers.ts). */
-  pins: Pins;
-  /**
-   * Why `body` is not an answer `operationId` documents for `status` (one line naming the path in
-   * the body), or undefined when it is; absent: pinned bodies are not checked. Only asked about a
-   * pin that has a body.
-   */
-  checkPinBody?: (operationId: string, status: number, body: unknown) => string | undefined;
-  coverage: Coverage;
-  /** The full reset (clock, workspaces, journal, faults, coverage) or one principal's. */
-  reset(principal?: string): Promise<void>;
-  /** Clears the journal, the faults and the coverage (a full reset does too). */
-  clearRunRecords(): void;
+/**
+ * The app's refusals and options around the control plane — not state: the handlers read the
+ * runtime (runtime/runtime.ts), the same object the service's pipeline reads.
+ */
+export interface ControlPlaneOptions {
   adminToken?: string;
   /** The guards stage: a request the app refuses before anything else (a cross-site one), or null. */
   guard?: (headers: IncomingHttpHeaders) => HttpError | null;
-  fileTtlMs: number;
-  maxUploadBytes: number;
-  /** The principal a bearer token authenticates as, or null when --auth strict refuses it. */
-  principalOf(token: string): string | null;
-  /** Drift records of the --upstream proxy. */
-  drift?: DriftLog;
-  operations?: Operation[];
   /** Check every answer against control-plane.openapi.json (--validate-responses). */
   validateResponses?: boolean;
-  /** Where a failed response check is reported. */
-  logger?: Logger;
 }
 
 /** What a handler for `Id` sees beside its input; `operationId` ties `json()`'s answer to Id's responses. */
 export interface ControlContext<Id extends ControlOperationId = ControlOperationId> {
-  deps: ControlPlaneDeps;
+  /** The mock's state: store, clock, auth, journal, faults, coverage, pins, reset. */
+  deps: Runtime;
   /** control-plane.openapi.json as loaded. */
   document: Record<string, unknown>;
   operationId: Id;

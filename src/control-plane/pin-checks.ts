@@ -7,9 +7,9 @@
 import type { PinSpec } from '../records/pins.js';
 import type { ScenarioPin } from '../scenarios/scenario.js';
 import { faultProblem } from './control-input.js';
-import type { ControlPlaneDeps } from './handler-types.js';
+import type { Runtime } from '../runtime/runtime.js';
 
-export type PinChecks = Pick<ControlPlaneDeps, 'pins' | 'checkPinBody'>;
+export type PinChecks = Pick<Runtime, 'pins' | 'checkPinBody'>;
 
 /** Why `spec` cannot be pinned, as one line, or null. */
 export function pinSpecProblem(deps: PinChecks, spec: PinSpec): string | null {

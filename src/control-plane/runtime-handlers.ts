@@ -22,6 +22,13 @@ export const noContent = (_ctx: ControlContext): Reply => NO_CONTENT;
 const xml = (_ctx: ControlContext, text: string): Reply => ({ status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, body: text });
 export const unprocessable = (detail: string) => new HttpError(422, detail);
 
+/** A token lifetime as people say it: "30 days", "1 hour", "90 seconds". */
+function tokenLifetime(ms: number): string {
+  const s = ms / 1000;
+  const [n, unit] = s % 86400 === 0 ? [s / 86400, 'day'] : s % 3600 === 0 ? [s / 3600, 'hour'] : s % 60 === 0 ? [s / 60, 'minute'] : [s, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 const clockState = ({ deps }: ControlContext) => ({ now: isoTime(deps.clock.now()), offset_seconds: Math.round(deps.clock.offsetSeconds * 1000) / 1000, frozen: deps.clock.frozen });
 
 export const runtimeHandlers = {
@@ -34,9 +41,11 @@ export const runtimeHandlers = {
 
   // The token comes in the body, never the URL: URLs get logged.
   principalOf({ body: b }, ctx) {
-    const principal = ctx.deps.principalOf(b.token);
-    if (principal === null) throw unprocessable("this token is refused under --auth strict: only the scenario's API keys and tokens from POST /token are accepted");
-    return json(ctx, 200, { principal });
+    const standing = ctx.deps.auth.standing(b.token);
+    if ('principal' in standing) return json(ctx, 200, { principal: standing.principal });
+    // The service answers 401 to both; this says why, so a test knows whether to issue a new token.
+    if (standing.refused === 'expired') throw unprocessable(`this token has expired: a token from POST /token lives ${tokenLifetime(ctx.deps.auth.tokenTtlMs)} on the mock's clock (--token-ttl); the service answers 401 to it`);
+    throw unprocessable("this token is refused under --auth strict: only the scenario's API keys and tokens from POST /token are accepted");
   },
 
   async switchScenario({ body: b }, ctx) {

@@ -403,7 +403,7 @@ export interface Operations {
       401: {
         "application/json": Schemas["HTTPError"];
       };
-      /** Validation error, or a token --auth strict would refuse */
+      /** Validation error, a token --auth strict would refuse, or an issued token past its lifetime (the detail says it has expired) */
       422: {
         "application/json": Schemas["ControlValidationError"];
       };

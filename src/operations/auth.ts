@@ -96,16 +96,25 @@ const KEY_PRINCIPALS_KEPT = 4096;
 /** The principal id for a request, or a 401 HttpError. */
 export function authenticate(header: string | undefined, ctx: AuthContext): string {
   const token = bearerToken(header);
-  if (!token) throw unauthorized(DETAIL.invalidCredentials);
+  const principal = token ? tokenPrincipal(token, ctx) : REFUSED;
+  if (principal === EXPIRED || principal === REFUSED) throw unauthorized(DETAIL.invalidCredentials);
+  return principal;
+}
+
+const EXPIRED = 'expired';
+const REFUSED = 'refused';
+
+/** A non-empty token's principal, or why it has none: one of ours that expired, or refused (strict mode). */
+function tokenPrincipal(token: string, ctx: AuthContext): string | typeof EXPIRED | typeof REFUSED {
   const issued = verifyToken(token, ctx.signingKey, ctx.now, ctx.tokenTtlMs);
   // An expired token of ours is refused in every mode: in open mode it must not quietly become
   // an API key with a workspace of its own.
-  if (issued === 'expired') throw unauthorized(DETAIL.invalidCredentials);
+  if (issued === 'expired') return EXPIRED;
   if (issued !== null && ctx.users.has(issued.user)) return `user:${issued.user}`;
   // A scenario's key is its owner's, as a real account's key is: one workspace for both.
   const owner = ctx.apiKeys.get(token);
   if (owner !== undefined) return `user:${owner}`;
-  if (ctx.mode === 'strict') throw unauthorized(DETAIL.invalidCredentials);
+  if (ctx.mode === 'strict') return REFUSED;
   const memo = ctx.keyPrincipals;
   let principal = memo?.get(token);
   if (principal === undefined) {
@@ -116,4 +125,57 @@ export function authenticate(header: string | undefined, ctx: AuthContext): stri
     }
   }
   return principal;
+}
+
+/** Where the keys live: the data directory's signing key and the active scenario's users and keys (the Store). */
+export interface AuthKeys {
+  readonly signingKey: Buffer;
+  readonly scenario: { readonly users: Map<string, string>; readonly apiKeys: Map<string, string> };
+}
+
+export interface AuthSettings {
+  mode: AuthMode;
+  /** How long an issued token lives on `clock` (ms). */
+  tokenTtlMs: number;
+  clock: { now(): number };
+  /** Read at every check: a scenario switch changes the users and keys. */
+  keys: AuthKeys;
+}
+
+/** What `POST /__mock/principal` learns of a token: its principal, or why the service refuses it. */
+export type TokenStanding = { principal: string } | { refused: typeof EXPIRED | 'strict' };
+
+/**
+ * The one auth configuration of a running mock (clock, token lifetime, keys, mode), built once:
+ * the service's authenticate and fault stages and the control plane's `POST /__mock/principal`
+ * all read it, so they cannot disagree about a token.
+ */
+export class Auth {
+  readonly mode: AuthMode;
+  readonly tokenTtlMs: number;
+  readonly #clock: { now(): number };
+  readonly #keys: AuthKeys;
+  readonly #keyPrincipals = new Map<string, string>();
+
+  constructor({ mode, tokenTtlMs, clock, keys }: AuthSettings) {
+    this.mode = mode;
+    this.tokenTtlMs = tokenTtlMs;
+    this.#clock = clock;
+    this.#keys = keys;
+  }
+
+  /** The configuration as it stands now (the clock's instant, the active scenario's users and keys). */
+  context(): AuthContext {
+    const keys = this.#keys;
+    return { mode: this.mode, signingKey: keys.signingKey, users: keys.scenario.users, apiKeys: keys.scenario.apiKeys, now: this.#clock.now(), tokenTtlMs: this.tokenTtlMs, keyPrincipals: this.#keyPrincipals };
+  }
+
+  /** What the service would take `token` (as sent after "Bearer ") for, without a request. */
+  standing(token: string): TokenStanding {
+    const bare = bearerParam(`Bearer ${token}`);
+    const principal = bare ? tokenPrincipal(bare, this.context()) : REFUSED;
+    if (principal === EXPIRED) return { refused: EXPIRED };
+    if (principal === REFUSED) return { refused: 'strict' };
+    return { principal };
+  }
 }

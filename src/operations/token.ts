@@ -6,7 +6,7 @@ import type { Handler, OperationDescriptor } from './types.js';
 export const createToken: Handler<'createToken'> = async ({ body }, ctx) => {
   const password = ctx.auth.users.get(body.username);
   if (password === undefined || password !== body.password) throw new HttpError(400, DETAIL.badLogin);
-  return { status: 200, json: { access_token: issueToken(body.username, ctx.auth.signingKey, ctx.clock.now(), ctx.config.tokenTtlMs), token_type: 'bearer' } };
+  return { status: 200, json: { access_token: issueToken(body.username, ctx.auth.signingKey, ctx.clock.now(), ctx.auth.tokenTtlMs), token_type: 'bearer' } };
 };
 
 export const createTokenDescriptor: OperationDescriptor<'createToken'> = {

@@ -39,8 +39,6 @@ export type InputOf<Op extends { path: unknown; query: unknown; headers: unknown
 export interface OperationConfig {
   fileTtlMs: number;
   maxUploadBytes: number;
-  /** How long a token from createToken lives on the mock's clock (ms). */
-  tokenTtlMs?: number;
 }
 
 export interface OperationContext {

@@ -8,24 +8,17 @@
 import { authenticate, type AuthContext } from '../operations/auth.js';
 import { DETAIL, unauthorized } from '../errors/http-error.js';
 import type { Operation, SecurityCheck } from '../document/openapi.js';
-import type { Answerer, GeneratedAnswer, AnswerRequest, PreferError } from '../answers/index.js';
+import type { GeneratedAnswer, AnswerRequest } from '../answers/index.js';
 import type { Reply } from '../http/reply.js';
 import type { ParsedBody } from '../http/body.js';
-import type { Pins } from '../records/pins.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../primitives/clock.js';
 import { toPlain } from '../python/values.js';
 import type { Workspace } from '../store/workspace.js';
+import type { AddedDeps } from '../runtime/runtime.js';
 
-/** What the pipeline needs to answer added operations. */
-export interface AddedDeps {
-  answerer: Answerer;
-  /** The generator's error for a `Prefer: code=` the operation does not document (the class, loaded with it). */
-  PreferError: typeof PreferError;
-  pins: Pins;
-  /** --seed: generated values are a function of it, the operationId and the request. */
-  seed: number | string;
-}
+/** What the pipeline needs to answer added operations: the runtime's generator, pins and seed. */
+export type { AddedDeps };
 
 function checkOne(check: SecurityCheck, headers: Record<string, string | string[] | undefined>, auth: AuthContext): string {
   if (check.kind === 'bearer') return authenticate(headerText(headers.authorization), auth);

@@ -12,8 +12,13 @@ export interface Preference {
   delayMs?: number;
 }
 
+/** What a request without a Prefer header asks for: nothing. */
+const NO_PREFERENCE: Preference = Object.freeze({});
+
 export function parsePrefer(header: string | string[] | undefined): Preference {
-  const text = Array.isArray(header) ? header.join(',') : header ?? '';
+  // Nearly every request has no Prefer header: no split, no regex, nothing allocated for it.
+  if (header === undefined) return NO_PREFERENCE;
+  const text = Array.isArray(header) ? header.join(',') : header;
   const out: Preference = {};
   for (const part of text.split(/[,;]/)) {
     const m = /^\s*(code|delay)\s*=\s*"?(\d{1,7})"?\s*$/i.exec(part);

@@ -7,7 +7,7 @@
  * replies (operations/types.ts); the reply stage writes them with the service's JSON writer
  * (serializeJson and its text cache).
  */
-import { authenticate, type AuthContext } from '../operations/auth.js';
+import { authenticate, type Auth, type AuthContext } from '../operations/auth.js';
 import { DETAIL, HttpError } from '../errors/http-error.js';
 import { requestHost } from '../http/request-target.js';
 import type { Clock } from '../primitives/clock.js';
@@ -38,13 +38,12 @@ export interface PipelineDeps {
   handlers: HandlerMap;
   store: Store;
   clock: Clock;
-  authMode: AuthContext['mode'];
+  /** The runtime's one auth configuration (the control plane's `POST /__mock/principal` reads it too). */
+  auth: Auth;
   config: OperationConfig;
   validateResponse?: ResponseValidator;
   /** Kept JSON bytes of the frozen values replies are made of (a listed file's view, say). */
   texts: TextCache;
-  /** token → principal for API keys (see AuthContext). */
-  keyPrincipals?: Map<string, string>;
   faults?: Faults;
   /** With --upstream: the proxy stage replaces read-body → validate → operate. */
   proxy?: ProxyDeps;
@@ -97,12 +96,46 @@ export function serviceStageDeps(deps: PipelineDeps): ServiceDeps {
 export class ServiceRequest extends RequestContext<ServiceDeps> {
   /** The record hand-off: what app/service-requests.ts logs and journals once the answer is out. */
   readonly facts: RequestFacts = {};
-  auth: AuthContext | undefined = undefined;
+  #auth: AuthContext | undefined = undefined;
+  /** The caller's principal (null: an open operation's anonymous caller) or why it has none, once known. */
+  #authenticated: { principal: string | null } | { refused: unknown } | undefined = undefined;
   /** An added operation's `Prefer: code=`/`example=`, for the generator. */
   preferred: { code?: number; example?: string } | undefined = undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, deps: ServiceDeps, target: Target) {
     super(req, res, deps, target);
+  }
+
+  /** The auth configuration at this request's instant (built on first use: most requests need it once). */
+  get auth(): AuthContext {
+    return (this.#auth ??= this.deps.auth.context());
+  }
+
+  /**
+   * The caller's principal by the operation's requirements, or the 401 thrown; worked out once per
+   * request, whichever stage asks first (a fault naming a principal, the proxy, authenticate), so
+   * a fault's check never authenticates twice nor changes what the authenticate stage answers.
+   */
+  principalOrThrow(): string | null {
+    const known = (this.#authenticated ??= this.#authenticate());
+    if ('refused' in known) throw known.refused;
+    return known.principal;
+  }
+
+  /** The caller's principal, or null when the operation is open or the caller fails authentication. */
+  principalOrNull(): string | null {
+    const known = (this.#authenticated ??= this.#authenticate());
+    return 'refused' in known ? null : known.principal;
+  }
+
+  #authenticate(): { principal: string | null } | { refused: unknown } {
+    const op = this.operation;
+    try {
+      if (op.added) return { principal: authenticateAdded(op, this.req.headers, this.auth) };
+      return { principal: op.secured ? authenticate(this.req.headers.authorization, this.auth) : null };
+    } catch (e) {
+      return { refused: e };
+    }
   }
 
   /** The route stage found the path to be the service's (false: the request goes on to Express). */
@@ -127,19 +160,9 @@ function route(ctx: ServiceRequest): Reply | void {
   ctx.facts.service = true;
   if (found.kind === 'method-not-allowed') throw new HttpError(405, DETAIL.methodNotAllowed, { Allow: found.allow });
   const op = found.op;
-  const deps = ctx.deps;
   ctx.op = op;
   ctx.pathParams = found.pathParams;
   ctx.facts.operationId = op.id;
-  ctx.auth = {
-    mode: deps.authMode,
-    signingKey: deps.store.signingKey,
-    users: deps.store.scenario.users,
-    apiKeys: deps.store.scenario.apiKeys,
-    keyPrincipals: deps.keyPrincipals,
-    now: deps.clock.now(),
-    tokenTtlMs: deps.config.tokenTtlMs,
-  };
 }
 
 /**
@@ -149,7 +172,9 @@ function route(ctx: ServiceRequest): Reply | void {
  */
 function fault(ctx: ServiceRequest): Reply | void | Promise<Reply> {
   const op = ctx.operation;
-  const found = ctx.deps.faults?.take(op.id, op.secured ? principalOrNull(ctx) : null);
+  const faults = ctx.deps.faults;
+  // No fault for this operation (nearly every request): nothing to check, nobody to authenticate.
+  const found = faults?.any(op.id) ? faults.take(op.id, () => (op.secured ? ctx.principalOrNull() : null)) : undefined;
   if (!found) {
     ctx.documented = true;
     return;
@@ -169,7 +194,7 @@ function faultReply(ctx: ServiceRequest, found: { status: number; body?: unknown
 /** proxy (--upstream): forwards the request and writes the real answer itself (proxy/forward.ts). */
 async function proxy(ctx: ServiceRequest): Promise<Reply> {
   const op = ctx.operation;
-  const principal = op.secured ? principalOrNull(ctx) : null;
+  const principal = op.secured ? ctx.principalOrNull() : null;
   if (principal) ctx.facts.principal = principal;
   await proxyRequest(ctx.req, ctx.res, op, ctx.pathParams, ctx.query, ctx.deps.proxy!, ctx.facts);
   return WRITTEN_ELSEWHERE;
@@ -178,15 +203,9 @@ async function proxy(ctx: ServiceRequest): Promise<Reply> {
 /** authenticate: the caller's principal; then the journal may keep the body (an anonymous one is not kept). */
 function authenticateStage(ctx: ServiceRequest): void {
   const op = ctx.operation;
-  if (op.added) {
-    const principal = authenticateAdded(op, ctx.req.headers, ctx.auth!);
-    if (principal) ctx.facts.principal = ctx.principal = principal;
-    ctx.facts.parsed = { operationId: op.id, body: ctx.body, secretFields: op.added.secretFields };
-    return;
-  }
-  const principal = op.secured ? authenticate(ctx.req.headers.authorization, ctx.auth!) : null;
+  const principal = ctx.principalOrThrow();
   if (principal) ctx.facts.principal = ctx.principal = principal;
-  ctx.facts.parsed = { operationId: op.id, body: ctx.body };
+  ctx.facts.parsed = op.added ? { operationId: op.id, body: ctx.body, secretFields: op.added.secretFields } : { operationId: op.id, body: ctx.body };
 }
 
 /** prefer: Prism's `Prefer: delay=` waits, `code=` answers a documented error (or warns why not). */
@@ -232,7 +251,7 @@ async function operate(ctx: ServiceRequest): Promise<Reply> {
   }
   const principal = ctx.principal;
   const workspace = principal ? await deps.store.workspace(principal) : null;
-  const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth: ctx.auth!, config: deps.config });
+  const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth: ctx.auth, config: deps.config });
   ctx.committed = true;
   return out;
 }
@@ -264,13 +283,4 @@ export const PROXY_STAGES: ServiceComposition = {
 /** Handles one service request; afterwards `ctx.isService` says whether the path was the service's. */
 export function handleServiceRequest(ctx: ServiceRequest, stages: ServiceComposition = ctx.deps.proxy ? PROXY_STAGES : SERVICE_STAGES): Promise<void> {
   return runStages(ctx, stages);
-}
-
-function principalOrNull(ctx: ServiceRequest): string | null {
-  try {
-    if (ctx.operation.added) return authenticateAdded(ctx.operation, ctx.req.headers, ctx.auth!);
-    return authenticate(ctx.req.headers.authorization, ctx.auth!);
-  } catch {
-    return null;
-  }
 }

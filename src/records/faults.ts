@@ -117,11 +117,20 @@ export class Faults {
     this.#faults = [];
   }
 
-  /** The first fault that applies to this request, counted as fired; exhausted ones go. */
-  take(operationId: string, principal: string | null): Fault | undefined {
+  /** Whether any fault names `operationId` (or `*`): when none does, a request needs no fault check. */
+  any(operationId: string): boolean {
+    for (const f of this.#faults) if (f.operationId === '*' || f.operationId === operationId) return true;
+    return false;
+  }
+
+  /**
+   * The first fault that applies to this request, counted as fired; exhausted ones go.
+   * `principal` is asked only when a fault names one: authenticating costs a request time.
+   */
+  take(operationId: string, principal: () => string | null): Fault | undefined {
     for (const f of this.#faults) {
       if (f.operationId !== '*' && f.operationId !== operationId) continue;
-      if (f.principal !== null && f.principal !== principal) continue;
+      if (f.principal !== null && f.principal !== principal()) continue;
       if (f.probability < 1 && this.#random() >= f.probability) continue;
       f.hits++;
       if (f.times !== null && --f.times <= 0) this.remove(f.id);
