@@ -13,6 +13,7 @@ import { controlPlaneDocsRouter, docsRouter } from './web/docs.js';
 import { landingPageRoute } from './web/landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
 import { Clock } from './primitives/clock.js';
+import { OWN_PATHS } from './primitives/own-paths.js';
 import { buildOperations, readOpenApi, type OpenApiDocument, type Operation } from './document/openapi.js';
 import { loadSpec } from './document/spec-file.js';
 import { buildUnion } from './document/union.js';
@@ -191,10 +192,10 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   app.use(serviceRequests({ clock, logger, operations, journal, coverage, deps }));
 
   const healthy = Object.freeze({ status: 200, jsonText: '{"status":"ok"}' });
-  app.get('/health', (_req, res) => sendReply(res, healthy, stringifyJson));
-  app.get('/openapi.json', (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
+  app.get(OWN_PATHS.health, (_req, res) => sendReply(res, healthy, stringifyJson));
+  app.get(OWN_PATHS.document, (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
   app.use(docsRouter(document.info.title));
-  app.get('/', landingPageRoute(document.info.title, document.info.version));
+  app.get(OWN_PATHS.landing, landingPageRoute(document.info.title, document.info.version));
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
   app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
@@ -225,7 +226,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       validateResponses: options.validateResponses,
       logger,
   });
-  app.use('/__mock', control);
+  app.use(OWN_PATHS.controlPlane, control);
 
   app.use(notFound);
   app.use(unexpectedError(logger));

@@ -8,6 +8,7 @@ import { parseAllowedHosts } from '../guards/allowed-hosts.js';
 import { DEFAULTS, type ServerOptions } from '../options.js';
 import { parseDuration, parseSize } from '../primitives/units.js';
 import { BUILT_IN_SCENARIOS } from '../scenarios/scenario.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
 
 export interface FlagSpec {
   /** The value's placeholder in --help; a flag without one is a switch (alone, =true or =false). */
@@ -94,7 +95,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'journal-size': {
     value: 'N',
-    help: 'how many requests /__mock/requests keeps, service and unmatched ones (default 1000)',
+    help: `how many requests ${OWN_PATHS.controlPlane}/requests keeps, service and unmatched ones (default 1000)`,
     set: (o, v) => (/^\d+$/.test(String(v)) ? void (o.journalSize = Number(v)) : 'must be a whole number of requests'),
   },
   'body-idle-timeout': {
@@ -113,7 +114,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'admin-token': {
     value: 'TOKEN',
-    help: 'require Authorization: Bearer TOKEN on /__mock (default: open)',
+    help: `require Authorization: Bearer TOKEN on ${OWN_PATHS.controlPlane} (default: open)`,
     set: (o, v) => nonEmpty(String(v)) ?? void (o.adminToken = String(v)),
   },
   cors: {
@@ -145,7 +146,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   upstream: {
     value: 'URL',
-    help: 'forward service requests to the real service at URL and report drift at /__mock/drift (default off)',
+    help: `forward service requests to the real service at URL and report drift at ${OWN_PATHS.controlPlane}/drift (default off)`,
     set: (o, v) => (/^https?:\/\/[^/?#]/i.test(String(v)) && URL.canParse(String(v)) ? void (o.upstream = String(v)) : 'must be an http:// or https:// URL'),
   },
   'upstream-timeout': {

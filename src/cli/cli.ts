@@ -13,11 +13,12 @@ import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
 import { ProxySetupError } from '../proxy/forward.js';
 import { SpecError } from '../document/spec-file.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
 
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
 /** The line that tells a person where the mock is. */
-const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs, inspector at ${server.url}/__mock/ui)`;
+const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}${OWN_PATHS.docs}, inspector at ${server.url}${OWN_PATHS.inspector})`;
 
 /** What start-up failure to report, and the exit code. */
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {
