@@ -33,7 +33,7 @@ import { controlPlane, readControlPlaneDocument } from './control-plane/dispatch
 import { Faults } from './records/faults.js';
 import { scenarioPinsProblem } from './control-plane/pin-checks.js';
 import { ScenarioError, scenarioPath, type LoadedScenario } from './scenarios/scenario.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './records/journal.js';
+import { Journal } from './records/journal.js';
 import { notFound, unexpectedError } from './app/error-handlers.js';
 import { proxyDeps, responseValidator } from './app/proxy-deps.js';
 import { serviceRequests } from './app/service-requests.js';
@@ -134,7 +134,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   // A store passed in is used as it is (its scenario, seed, data directory); else one is opened.
   if (options.store) acceptScenario(options.store.scenario);
   const store = options.store ?? (await createStore({ ...options, clock }, { proxy: Boolean(proxy), warn: (line) => logger.warn(line), onCompaction: (c) => logger.debug(c, 'workspace compacted'), acceptScenario }));
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes);
+  const journal = new Journal(options.journalSize ?? DEFAULTS.journalSize, options.journalMaxBytes ?? DEFAULTS.journalMaxBytes);
   const faults = new Faults(operations.map((o) => o.id), store.seed);
   const coverage = new Coverage(operations);
   pins.loadScenario(store.scenario.pins);
