@@ -196,6 +196,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   app.get(OWN_PATHS.document, (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
   app.use(docsRouter(document.info.title));
   app.get(OWN_PATHS.landing, landingPageRoute(document.info.title, document.info.version));
+  // Parsed once: its Swagger UI page and the control plane's routing and validation read this one.
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
   app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
@@ -225,7 +226,7 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
       operations,
       validateResponses: options.validateResponses,
       logger,
-  });
+  }, controlPlaneDocument);
   app.use(OWN_PATHS.controlPlane, control);
 
   app.use(notFound);

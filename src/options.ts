@@ -176,6 +176,23 @@ export const CLI_DEFAULTS = Object.freeze({
   gcDuringUploads: DIFFERING.gcDuringUploads.cli as boolean,
 });
 
+/** A rule between options that the given ones break: the option, by its flag's name, and what it needs. */
+export interface BrokenRule {
+  flag: string;
+  needs: string;
+}
+
+/**
+ * The rules between options, checked here once: createApp throws them as a StartupError naming
+ * the flag, the CLI as its one-line usage error (exit 2) naming where the option came from.
+ */
+export function brokenRule(options: MockOptions): BrokenRule | undefined {
+  // A recording is made of the real service's answers: it needs the proxy.
+  if (options.record && !options.upstream) return { flag: 'record', needs: 'needs --upstream: a recording is made of what the real service answers' };
+  if (options.recordSecretValues && !options.record) return { flag: 'record-secret-values', needs: 'needs --record' };
+  return undefined;
+}
+
 /** The options' durations, each in ms: the `…Ms` option, else its deprecated `…Seconds` one, else the default. */
 export interface Durations {
   fileTtlMs: number;

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FLAGS } from './cli-flags.js';
-import { CLI_DEFAULTS, type ServerOptions } from '../options.js';
+import { brokenRule, CLI_DEFAULTS, type ServerOptions } from '../options.js';
 
 export class UsageError extends Error {}
 
@@ -114,9 +114,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     if (dirByFlag) options.inMemory = false;
     else delete options.dataDir;
   }
-  // A recording is made of the real service's answers: it needs the proxy.
-  if (options.record !== undefined && !options.upstream) throw new UsageError(`${from.record} needs --upstream: a recording is made of what the real service answers`);
-  if (options.recordSecretValues && options.record === undefined) throw new UsageError(`${from['record-secret-values']} needs --record`);
+  // The rules between options are the library's (options.ts); here they name where each came from.
+  const broken = brokenRule(options);
+  if (broken) throw new UsageError(`${from[broken.flag]} ${broken.needs}`);
   options.port ??= CLI_DEFAULTS.port;
   options.host ??= CLI_DEFAULTS.host;
   options.inMemory ??= false;

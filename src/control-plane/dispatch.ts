@@ -144,8 +144,8 @@ async function answerChecker(document: Record<string, any>, deps: ControlPlaneDe
   };
 }
 
-export function controlPlane(deps: ControlPlaneDeps): ControlPlane {
-  const document = readControlPlaneDocument();
+/** `document`: control-plane.openapi.json as the app read it once (its docs page shows the same object). */
+export function controlPlane(deps: ControlPlaneDeps, document: Record<string, any> = readControlPlaneDocument()): ControlPlane {
   const operations = buildOperations(document) as Operation[];
   const missing = operations.filter((op) => !(op.id in handlers)).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);
