@@ -14,6 +14,7 @@ import { landingPageRoute } from './web/landing-page.js';
 import { inspectorRouter } from './ui/inspector-page.js';
 import type { OpenApiDocument } from './document/openapi.js';
 import type { MockOptions } from './options.js';
+import { OWN_PATHS } from './primitives/own-paths.js';
 import { sendReply, stringifyJson } from './http/reply.js';
 import type { Store } from './store/store.js';
 import { requestHost } from './http/request-target.js';
@@ -80,16 +81,17 @@ export async function createApp(options: AppOptions = {}): Promise<MockApp> {
   app.use(serviceRequests(runtime));
 
   const healthy = Object.freeze({ status: 200, jsonText: '{"status":"ok"}' });
-  app.get('/health', (_req, res) => sendReply(res, healthy, stringifyJson));
-  app.get('/openapi.json', (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
+  app.get(OWN_PATHS.health, (_req, res) => sendReply(res, healthy, stringifyJson));
+  app.get(OWN_PATHS.document, (req, res) => sendReply(res, { status: 200, json: servedDocument(document, req) }, stringifyJson));
   app.use(docsRouter(document.info.title));
-  app.get('/', landingPageRoute(document.info.title, document.info.version));
+  app.get(OWN_PATHS.landing, landingPageRoute(document.info.title, document.info.version));
+  // Parsed once: its Swagger UI page and the control plane's routing and validation read this one.
   const controlPlaneDocument = readControlPlaneDocument();
   app.use(controlPlaneDocsRouter(controlPlaneDocument.info.title, controlPlaneDocument));
   app.use(inspectorRouter(document.info.title, Boolean(options.adminToken)));
 
-  const control = controlPlane(runtime, { adminToken: options.adminToken, guard: crossSiteRefusal, validateResponses: options.validateResponses });
-  app.use('/__mock', control);
+  const control = controlPlane(runtime, { adminToken: options.adminToken, guard: crossSiteRefusal, validateResponses: options.validateResponses }, controlPlaneDocument);
+  app.use(OWN_PATHS.controlPlane, control);
 
   app.use(notFound);
   app.use(unexpectedError(logger));

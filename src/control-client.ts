@@ -12,6 +12,7 @@ import type { JournalEntry, JournalFilter, JournalId } from './records/journal.j
 import type { WorkspaceExport, WorkspaceImport } from './control-plane/snapshots.js';
 import type { Schemas } from './generated/control-plane-api.js';
 import type { DriftRecord } from './proxy/drift.js';
+import { OWN_PATHS } from './primitives/own-paths.js';
 
 export type { DriftRecord, JournalId, WorkspaceExport, WorkspaceImport };
 
@@ -118,7 +119,7 @@ export function controlClient(url: string, options: ControlOptions = {}): MockCo
     const headers: Record<string, string> = {};
     if (options.adminToken !== undefined) headers.Authorization = `Bearer ${options.adminToken}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${base}/__mock${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${OWN_PATHS.controlPlane}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     if (!res.ok) {
       let detail: unknown = text;
@@ -127,7 +128,7 @@ export function controlClient(url: string, options: ControlOptions = {}): MockCo
       } catch {
         // not JSON: the text is the detail
       }
-      throw new MockControlError(res.status, detail, `${method} /__mock${path.split('?')[0]}`);
+      throw new MockControlError(res.status, detail, `${method} ${OWN_PATHS.controlPlane}${path.split('?')[0]}`);
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -187,14 +188,14 @@ export async function connectMockServer(url: string, options: ControlOptions & {
   let last = 'no answer';
   for (;;) {
     try {
-      const res = await fetch(`${client.url}/health`);
+      const res = await fetch(`${client.url}${OWN_PATHS.health}`);
       await res.arrayBuffer();
       if (res.ok) return client;
       last = `status ${res.status}`;
     } catch (e) {
       last = ((e as Error).cause as Error | undefined)?.message ?? (e as Error).message;
     }
-    if (Date.now() >= deadline) throw new Error(`cloud-browser-mock at ${client.url}: /health did not answer 200 (${last})`);
+    if (Date.now() >= deadline) throw new Error(`cloud-browser-mock at ${client.url}: ${OWN_PATHS.health} did not answer 200 (${last})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -3,7 +3,8 @@
  * with their defaults. Every duration is in milliseconds and named `…Ms`.
  */
 import { deprecate } from 'node:util';
-import type { AuthMode } from './operations/auth.js';
+import { DEFAULT_TOKEN_TTL_MS, type AuthMode } from './operations/auth.js';
+import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from './records/journal.js';
 import type { Clock } from './primitives/clock.js';
 
 export interface MockOptions {
@@ -119,20 +120,78 @@ export interface ServerOptions extends MockOptions {
   keepAliveTimeoutMs?: number;
 }
 
-export const DEFAULTS = {
+/**
+ * Every default, in one table (issue 32): the options (createApp, startMockServer), the server,
+ * the store and the CLI and its --help read them here. Most are one value for all; where the
+ * library and the command differ on purpose, both stand side by side: a test wants a free port,
+ * nothing on disk and nothing done behind its back; a person at a terminal wants a known port,
+ * state kept between runs, the validators ready and uploads kept small (the CLI owns its
+ * process, so it may set V8's --expose-gc).
+ */
+const BOTH = {
   scenario: 'default',
   seed: 1,
   auth: 'open' as AuthMode,
   fileTtlMs: 7 * 24 * 3600 * 1000,
+  tokenTtlMs: DEFAULT_TOKEN_TTL_MS,
   maxUploadBytes: 100 * 1024 * 1024,
-  tokenTtlMs: 30 * 24 * 3600 * 1000,
   logLevel: 'info',
-  port: 8000,
+  /** Loopback only: the Docker image sets 0.0.0.0 itself (CBM_HOST). */
   host: '127.0.0.1',
-  dataDir: '.cloud-browser-mock',
+  journalSize: DEFAULT_JOURNAL_SIZE,
+  journalMaxBytes: DEFAULT_JOURNAL_BYTES,
   bodyIdleTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  shutdownGraceMs: 8_000,
   upstreamTimeoutMs: 30_000,
 };
+
+/** Where they differ on purpose: the library's value and the CLI's, side by side. */
+const DIFFERING = {
+  /** 0 picks a free port. */
+  port: { library: 0, cli: 8000 },
+  /** undefined: in memory (the library), else this directory under the working directory (the CLI). */
+  dataDir: { library: undefined, cli: '.cloud-browser-mock' },
+  /** Validators loaded and compiled right after listen, or on first use. */
+  warm: { library: false, cli: true },
+  /** A young-generation collection every 8 MiB of an upload (sets --expose-gc process-wide). */
+  gcDuringUploads: { library: false, cli: true },
+} as const;
+
+/** The library's defaults: createApp, startMockServer, createStore. */
+export const DEFAULTS = Object.freeze({
+  ...BOTH,
+  port: DIFFERING.port.library as number,
+  dataDir: DIFFERING.dataDir.library as string | undefined,
+  warm: DIFFERING.warm.library as boolean,
+  gcDuringUploads: DIFFERING.gcDuringUploads.library as boolean,
+});
+
+/** The command's defaults (cli/): the library's, but for those above. */
+export const CLI_DEFAULTS = Object.freeze({
+  ...BOTH,
+  port: DIFFERING.port.cli as number,
+  dataDir: DIFFERING.dataDir.cli as string,
+  warm: DIFFERING.warm.cli as boolean,
+  gcDuringUploads: DIFFERING.gcDuringUploads.cli as boolean,
+});
+
+/** A rule between options that the given ones break: the option, by its flag's name, and what it needs. */
+export interface BrokenRule {
+  flag: string;
+  needs: string;
+}
+
+/**
+ * The rules between options, checked here once: createApp throws them as a StartupError naming
+ * the flag, the CLI as its one-line usage error (exit 2) naming where the option came from.
+ */
+export function brokenRule(options: MockOptions): BrokenRule | undefined {
+  // A recording is made of the real service's answers: it needs the proxy.
+  if (options.record && !options.upstream) return { flag: 'record', needs: 'needs --upstream: a recording is made of what the real service answers' };
+  if (options.recordSecretValues && !options.record) return { flag: 'record-secret-values', needs: 'needs --record' };
+  return undefined;
+}
 
 /** The options' durations, each in ms: the `…Ms` option, else its deprecated `…Seconds` one, else the default. */
 export interface Durations {

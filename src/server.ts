@@ -9,8 +9,6 @@ import { defaultMaxConnections, limitConnections } from './http/connection-limit
 // The options type lives with the others in options.ts, which the CLI's parser reads too.
 export type { ServerOptions } from './options.js';
 
-export const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
-
 /**
  * The mock this process started: the control handle every test stack shares (`MockControl`,
  * asynchronous, over the control plane's HTTP API, as connectMockServer() returns it) plus what
@@ -52,7 +50,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   const app = await createApp(options);
   // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
   // others (the server is asynchronous).
-  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
   // A body may take as long as it takes while bytes keep coming; one idle for
   // bodyIdleTimeoutMs is answered 408, and connections over the cap 503 (http/connection-limits.ts).
   const server: Server = createServer({ requestTimeout: 0, headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) });
@@ -81,7 +79,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
+      server.listen(options.port ?? DEFAULTS.port, host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -94,7 +92,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   // The validation stack loads and compiles after listen (issue 12). Loading blocks the event
   // loop for a moment, so it starts once the first answer (a readiness probe's /health, most
   // often) has gone out, or after WARM_AFTER_MS without a request.
-  if (options.warm) {
+  if (options.warm ?? DEFAULTS.warm) {
     let started = false;
     const warm = () => {
       if (started || stopping) return;
@@ -124,7 +122,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
         // is left (logged, its temporary upload removed); then flush.
         stopping = true;
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        const graceMs = options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
         const deadline = setTimeout(() => {
           for (const res of inFlight) {
             app.mock.logger.warn({ method: res.req.method, url: res.req.url, answering: res.headersSent }, `shutdown: request cut off after ${graceMs / 1000} s`);

@@ -17,6 +17,7 @@ import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { AbstractStartedContainer, GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { connectMockServer, type MockControl } from './control-client.js';
+import { OWN_PATHS } from './primitives/own-paths.js';
 
 /** The port the image listens on (its CBM_PORT). */
 export const CONTAINER_PORT = 8000;
@@ -30,7 +31,7 @@ export class CloudBrowserMockContainer extends GenericContainer {
     super(image);
     // In memory: a test container starts from its scenario and leaves nothing behind. The image
     // keeps state in /data otherwise; arguments after the image name are CLI flags.
-    this.withExposedPorts(CONTAINER_PORT).withCommand(['--in-memory']).withWaitStrategy(Wait.forHttp('/health', CONTAINER_PORT).forStatusCode(200));
+    this.withExposedPorts(CONTAINER_PORT).withCommand(['--in-memory']).withWaitStrategy(Wait.forHttp(OWN_PATHS.health, CONTAINER_PORT).forStatusCode(200));
   }
 
   /** A built-in scenario (default, empty, paging, expiring, unhealthy-mailboxes); for a file, copy it in and pass its path. */

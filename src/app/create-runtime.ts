@@ -12,7 +12,7 @@ import { DEFAULTS, durations, type MockOptions } from '../options.js';
 import { Clock } from '../primitives/clock.js';
 import { Coverage } from '../records/coverage.js';
 import { Faults } from '../records/faults.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from '../records/journal.js';
+import { Journal } from '../records/journal.js';
 import { Pins } from '../records/pins.js';
 import { assembleRuntime, type Runtime } from '../runtime/runtime.js';
 import { ScenarioError, scenarioPath, type LoadedScenario } from '../scenarios/scenario.js';
@@ -74,7 +74,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     validator,
     fileTtlMs,
     maxUploadBytes: options.maxUploadBytes ?? DEFAULTS.maxUploadBytes,
-    journal: new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalMaxBytes),
+    journal: new Journal(options.journalSize ?? DEFAULTS.journalSize, options.journalMaxBytes ?? DEFAULTS.journalMaxBytes),
     faults: new Faults(operations.map((o) => o.id), store.seed),
     coverage: new Coverage(operations),
     pins,

@@ -42,7 +42,7 @@ export function createStore(options: MockOptions = {}, { proxy = false, warn, co
     cwd: options.cwd,
     workspacesInMemory: options.workspacesInMemory,
     warn,
-    gcDuringUploads: options.gcDuringUploads,
+    gcDuringUploads: options.gcDuringUploads ?? DEFAULTS.gcDuringUploads,
     compactLogs,
     onCompaction,
     acceptScenario,

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { OpenApiDocument } from '../document/openapi.js';
-import type { MockOptions } from '../options.js';
+import { brokenRule, type MockOptions } from '../options.js';
 import type { Clock } from '../primitives/clock.js';
 import type { ProxyDeps } from '../proxy/proxy-stage.js';
 import { StartupError } from '../store/store.js';
@@ -22,12 +22,9 @@ export async function responseValidator(document: OpenApiDocument): Promise<Resp
  * The proxy stage's parts, only with --upstream: Ajv and the strict schemas are loaded for it alone.
  */
 export async function proxyDeps(options: MockOptions, upstreamTimeoutMs: number, document: OpenApiDocument, validator: OpenApiRequestValidator, clock: Clock, logger: Logger): Promise<ProxyDeps | undefined> {
-  if (!options.upstream) {
-    if (options.record) throw new StartupError('--record needs --upstream: a recording is made of what the real service answers');
-    if (options.recordSecretValues) throw new StartupError('--record-secret-values needs --record');
-    return undefined;
-  }
-  if (options.recordSecretValues && !options.record) throw new StartupError('--record-secret-values needs --record');
+  const broken = brokenRule(options);
+  if (broken) throw new StartupError(`--${broken.flag} ${broken.needs}`);
+  if (!options.upstream) return undefined;
   const { parseUpstream, ProxySetupError, UpstreamUrlError } = await import('../proxy/forward.js');
   let upstream;
   try {

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FLAGS } from './cli-flags.js';
-import { DEFAULTS, type ServerOptions } from '../options.js';
+import { brokenRule, CLI_DEFAULTS, type ServerOptions } from '../options.js';
 
 export class UsageError extends Error {}
 
@@ -114,16 +114,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult {
     if (dirByFlag) options.inMemory = false;
     else delete options.dataDir;
   }
-  // A recording is made of the real service's answers: it needs the proxy.
-  if (options.record !== undefined && !options.upstream) throw new UsageError(`${from.record} needs --upstream: a recording is made of what the real service answers`);
-  if (options.recordSecretValues && options.record === undefined) throw new UsageError(`${from['record-secret-values']} needs --record`);
-  options.port ??= DEFAULTS.port;
-  options.host ??= DEFAULTS.host;
+  // The rules between options are the library's (options.ts); here they name where each came from.
+  const broken = brokenRule(options);
+  if (broken) throw new UsageError(`${from[broken.flag]} ${broken.needs}`);
+  options.port ??= CLI_DEFAULTS.port;
+  options.host ??= CLI_DEFAULTS.host;
   options.inMemory ??= false;
   options.resetData ??= false;
   options.validateResponses ??= false;
   if (!options.inMemory) {
-    options.dataDir ??= DEFAULTS.dataDir;
+    options.dataDir ??= CLI_DEFAULTS.dataDir;
     from['data-dir'] ??= '--data-dir';
   }
   return { options, from };

@@ -8,16 +8,18 @@ import { UsageError, helpText, parseCli, type CliResult } from './cli-args.js';
 import { prettyDestination } from './logging.js';
 import { packageVersion } from '../primitives/package-root.js';
 import { ScenarioError } from '../scenarios/scenario.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from '../server.js';
+import { startMockServer, type MockServer } from '../server.js';
+import { CLI_DEFAULTS } from '../options.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
 import { ProxySetupError } from '../proxy/forward.js';
 import { SpecError } from '../document/spec-file.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
 
 const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
 /** The line that tells a person where the mock is. */
-const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}/docs, inspector at ${server.url}/__mock/ui)`;
+const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}${OWN_PATHS.docs}, inspector at ${server.url}${OWN_PATHS.inspector})`;
 
 /** What start-up failure to report, and the exit code. */
 function startupFailure(e: unknown, parsed: CliResult): [string, number] {
@@ -57,8 +59,9 @@ async function main(): Promise<number> {
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
-    // The CLI owns its process, so it may set V8's --expose-gc for the upload collections.
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true, gcDuringUploads: true });
+    // The CLI's own defaults (options.ts): it owns its process, so it may set V8's --expose-gc for the upload collections.
+    const { shutdownGraceMs, warm, gcDuringUploads } = CLI_DEFAULTS;
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm, gcDuringUploads });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);
@@ -79,7 +82,7 @@ async function main(): Promise<number> {
   // docker stop sends SIGKILL 10 s after SIGTERM: the grace leaves time to flush and exit.
   // On stderr, so that stdout stays the log (JSON lines when piped) after the listening line.
   const pending = server.pendingRequests();
-  const grace = `up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s`;
+  const grace = `up to ${CLI_DEFAULTS.shutdownGraceMs / 1000} s`;
   say(process.stderr, pending ? ` stopping: waiting for ${pending} request${pending === 1 ? '' : 's'} (${grace})` : ' stopping');
   await server.close();
   return 0;

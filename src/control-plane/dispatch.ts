@@ -146,9 +146,11 @@ async function answerChecker(document: Record<string, any>, logger: Runtime['log
   };
 }
 
-/** The control plane over the runtime `runtime` (the service's pipeline reads the same one). */
-export function controlPlane(runtime: Runtime, options: ControlPlaneOptions = {}): ControlPlane {
-  const document = readControlPlaneDocument();
+/**
+ * The control plane over the runtime `runtime` (the service's pipeline reads the same one).
+ * `document`: control-plane.openapi.json as the app read it once (its docs page shows the same object).
+ */
+export function controlPlane(runtime: Runtime, options: ControlPlaneOptions = {}, document: Record<string, any> = readControlPlaneDocument()): ControlPlane {
   const operations = buildOperations(document) as Operation[];
   const missing = operations.filter((op) => !(op.id in handlers)).map((op) => op.id);
   if (missing.length) throw new Error(`control-plane.openapi.json: no handler for ${missing.join(', ')}`);

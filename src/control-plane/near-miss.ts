@@ -7,7 +7,7 @@
  */
 import type { Operation } from '../document/openapi.js';
 import { editDistance } from '../primitives/edit-distance.js';
-import { isMockOwnRoute } from '../document/union.js';
+import { isMockOwnRoute, OWN_PATHS } from '../primitives/own-paths.js';
 import { pyUnquote } from '../python/url.js';
 
 /**
@@ -16,7 +16,7 @@ import { pyUnquote } from '../python/url.js';
  * the control plane. `/` counts only when it served the landing page (see app.ts).
  */
 export function isMockOwnPath(rawPath: string): boolean {
-  return rawPath !== '/' && isMockOwnRoute(rawPath);
+  return rawPath !== OWN_PATHS.landing && isMockOwnRoute(rawPath);
 }
 
 /** A missing or extra segment costs a little less than an unrelated one, so `/sessions/x` still finds `/sessions/{id}/files`. */

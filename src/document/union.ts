@@ -9,6 +9,7 @@
  */
 import { SpecError } from './spec-file.js';
 import type { OpenApiDocument } from './openapi.js';
+import { isMockOwnRoute } from '../primitives/own-paths.js';
 
 type Node = Record<string, any>;
 
@@ -25,10 +26,9 @@ export interface Union {
 /**
  * The mock's own paths (its health check, served document, Swagger UI, landing page and control
  * plane): a request path, or a supplied template, that is one of them is never the service's.
+ * Spelt in primitives/own-paths.ts; re-exported here, where the union's precedence uses it.
  */
-export function isMockOwnRoute(path: string): boolean {
-  return path === '/' || path === '/health' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/') || path === '/__mock' || path.startsWith('/__mock/');
-}
+export { isMockOwnRoute };
 
 /** `/sessions/{session_id}/files` and `/sessions/{id}/files` are one route to Starlette. */
 const shape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');

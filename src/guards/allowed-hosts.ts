@@ -11,6 +11,7 @@ import { BlockList, isIP } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError } from '../errors/http-error.js';
 import { sendError } from '../http/reply.js';
+import { isUrlOf, OWN_PATHS } from '../primitives/own-paths.js';
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -59,7 +60,7 @@ export function allowedHostsGuard(allowed: readonly string[], listenHost: string
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     // No Host at all is HTTP/1.0 from a tool, never a browser; /health answers every prober.
-    if (host === undefined || allowed.includes('*') || /^\/health(\?|$)/.test(req.url)) return next();
+    if (host === undefined || allowed.includes('*') || isUrlOf(req.url, OWN_PATHS.health)) return next();
     const name = hostName(host);
     const own = [unmapped(req.socket.localAddress)];
     if (listenHost) own.push(hostName(listenHost));

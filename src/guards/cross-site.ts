@@ -10,10 +10,11 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
+import { isUrlUnder, OWN_PATHS } from '../primitives/own-paths.js';
 
 /** Whether a request URL is the control plane's (`/__mock`, `/__mock/…`, `/__mock?…`). */
 export function isControlPlanePath(url: string | undefined): boolean {
-  return /^\/__mock(\/|\?|$)/.test(url ?? '');
+  return isUrlUnder(url, OWN_PATHS.controlPlane);
 }
 
 /** Why a request is cross-site, or null when it is not. */
@@ -35,5 +36,5 @@ function crossSiteReason(headers: IncomingHttpHeaders): string | null {
 /** The control plane's guards stage (control-plane/dispatch.ts): the 403 for a cross-site request, or null. */
 export function crossSiteRefusal(headers: IncomingHttpHeaders): HttpError | null {
   const reason = crossSiteReason(headers);
-  return reason === null ? null : new HttpError(403, `Cross-site request refused (${reason}): /__mock answers the developer's tools and its own pages, never a page on another site`);
+  return reason === null ? null : new HttpError(403, `Cross-site request refused (${reason}): ${OWN_PATHS.controlPlane} answers the developer's tools and its own pages, never a page on another site`);
 }

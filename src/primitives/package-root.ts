@@ -3,16 +3,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The directory holding our package.json, whether we run from src/ (tests) or dist/src/. */
-export const packageRoot: string = (() => {
+/** The directory holding our package.json, whether we run from src/ (tests) or dist/src/, and that file as parsed (once). */
+const found: { dir: string; manifest: { version: string } } = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'package.json');
-    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, 'utf8')).name === 'cloud-browser-mock') return dir;
+    if (existsSync(candidate)) {
+      const manifest = JSON.parse(readFileSync(candidate, 'utf8'));
+      if (manifest.name === 'cloud-browser-mock') return { dir, manifest };
+    }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('cloud-browser-mock: cannot find the package root');
     dir = parent;
   }
 })();
 
-export const packageVersion: string = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;
+export const packageRoot: string = found.dir;
+
+export const packageVersion: string = found.manifest.version;

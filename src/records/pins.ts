@@ -9,6 +9,7 @@
 import type { Schemas } from '../generated/control-plane-api.js';
 import { OPERATION_IDS } from '../generated/service-api.js';
 import { unknownOperationProblem } from './faults.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
 
 /** What `POST /__mock/pins` and a scenario file's `pins` take, and a pin is (generated). */
 export type PinSpec = Schemas['PinRequest'];
@@ -57,7 +58,7 @@ export class Pins {
   problem(spec: Pick<PinSpec, 'operationId' | 'path_params' | 'status'>): string | null {
     const id = spec.operationId;
     if (BUILT_IN.has(id)) {
-      return `operationId ${JSON.stringify(id)} is one of the mock's built-in operations, which keep state (add a fault with POST /__mock/faults to make one answer otherwise); pins are for the operations a --spec document adds`;
+      return `operationId ${JSON.stringify(id)} is one of the mock's built-in operations, which keep state (add a fault with POST ${OWN_PATHS.controlPlane}/faults to make one answer otherwise); pins are for the operations a --spec document adds`;
     }
     const added = [...this.#operations.keys()].filter((k) => !BUILT_IN.has(k));
     const op = this.#operations.get(id);

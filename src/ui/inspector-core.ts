@@ -24,7 +24,8 @@ export async function api(method: string, path: string, body?: unknown): Promise
   const token = sessionStorage.getItem('cbm-admin-token');
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`/__mock${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  // Where the control plane is: the page says (ui/inspector-page.ts writes it from primitives/own-paths.ts).
+  const res = await fetch(`${document.body.dataset.controlPlane}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401 && tokenRequired()) {
     sessionStorage.removeItem('cbm-admin-token');
     showGate('The mock refused that token.');

@@ -8,6 +8,7 @@
 import { Router, type Request, type Response } from 'express';
 import { sendReply, stringifyJson } from '../http/reply.js';
 import { escapeMarkup } from '../primitives/markup.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
 import * as core from './inspector-core.js';
 import * as panels from './inspector-panels.js';
 import * as requests from './inspector-requests.js';
@@ -64,7 +65,7 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 <link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
-<body data-admin-token="${adminTokenRequired ? 'required' : 'none'}">
+<body data-admin-token="${adminTokenRequired ? 'required' : 'none'}" data-control-plane="${OWN_PATHS.controlPlane}">
 <header>
 <h1>cloud-browser-mock inspector</h1>
 <span id="clock-badge"></span>
@@ -141,7 +142,7 @@ function inspectorPage(title: string, adminTokenRequired: boolean): string {
 </section>
 <section id="panel-coverage" role="tabpanel" aria-labelledby="tab-coverage" hidden>
 <h2>Coverage</h2>
-<div class="bar"><strong id="cov-share"></strong><button type="button" id="cov-refresh">Refresh</button><a id="cov-junit" href="/__mock/coverage?format=junit">JUnit XML</a></div>
+<div class="bar"><strong id="cov-share"></strong><button type="button" id="cov-refresh">Refresh</button><a id="cov-junit" href="${OWN_PATHS.coverage}?format=junit">JUnit XML</a></div>
 <div id="cov-matrix"></div>
 </section>
 </main>
@@ -158,7 +159,7 @@ export function inspectorRouter(title: string, adminTokenRequired: boolean): Rou
   const router = Router({ caseSensitive: true, strict: true });
   const page = Buffer.from(inspectorPage(title, adminTokenRequired));
   const reply = Object.freeze({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page });
-  router.get('/__mock/ui', (_req: Request, res: Response) => sendReply(res, reply, stringifyJson));
-  router.get('/__mock/ui/', (_req: Request, res: Response) => res.redirect(307, '/__mock/ui'));
+  router.get(OWN_PATHS.inspector, (_req: Request, res: Response) => sendReply(res, reply, stringifyJson));
+  router.get(`${OWN_PATHS.inspector}/`, (_req: Request, res: Response) => res.redirect(307, OWN_PATHS.inspector));
   return router;
 }

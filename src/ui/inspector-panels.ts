@@ -72,7 +72,7 @@ export async function loadCoverage(): Promise<void> {
 export async function downloadJunit(ev: Event): Promise<void> {
   if (!tokenRequired()) return;
   ev.preventDefault();
-  const res = await fetch('/__mock/coverage?format=junit', { headers: { Authorization: `Bearer ${sessionStorage.getItem('cbm-admin-token')}` } });
+  const res = await fetch(byId('cov-junit').getAttribute('href')!, { headers: { Authorization: `Bearer ${sessionStorage.getItem('cbm-admin-token')}` } });
   const url = URL.createObjectURL(await res.blob());
   h('a', { href: url, download: 'coverage-junit.xml' }).click();
   URL.revokeObjectURL(url);

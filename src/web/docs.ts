@@ -10,6 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { escapeMarkup } from '../primitives/markup.js';
 import { sendReply, stringifyJson, type Reply } from '../http/reply.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
+
+const { docs, docsOAuth2Redirect, controlPlaneDocs } = OWN_PATHS;
 
 /** Where swagger-ui-dist's files are (it has no `exports` map, so its package.json resolves). */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -38,7 +41,7 @@ type DocumentSource = { url: string } | { spec: unknown };
 /** JSON inside a <script>: `<` escaped so no `</script>` in a description can end the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-function swaggerUiPage(title: string, source: DocumentSource = { url: '/openapi.json' }): string {
+function swaggerUiPage(title: string, source: DocumentSource = { url: OWN_PATHS.document }): string {
   const where = 'url' in source ? `url: '${source.url}',` : `spec: ${scriptJson(source.spec)},`;
   // As FastAPI's get_swagger_ui_html, plus validatorUrl: null so the page never calls the public
   // validator service.
@@ -47,12 +50,12 @@ function swaggerUiPage(title: string, source: DocumentSource = { url: '/openapi.
 <head>
 <meta charset="utf-8">
 <title>${escapeMarkup(title)} - Swagger UI</title>
-<link type="text/css" rel="stylesheet" href="/docs/swagger-ui.css">
-<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+<link type="text/css" rel="stylesheet" href="${docs}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${docs}/favicon-32x32.png" sizes="32x32">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="${docs}/swagger-ui-bundle.js"></script>
 <script>
 window.ui = SwaggerUIBundle({
   ${where}
@@ -62,7 +65,7 @@ window.ui = SwaggerUIBundle({
   showExtensions: true,
   showCommonExtensions: true,
   validatorUrl: null,
-  oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect',
+  oauth2RedirectUrl: window.location.origin + '${docsOAuth2Redirect}',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
 });
 </script>
@@ -81,8 +84,8 @@ const htmlReply = (page: string): Reply => Object.freeze({ status: 200, headers:
 export function controlPlaneDocsRouter(title: string, document: unknown): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const page = htmlReply(swaggerUiPage(title, { spec: document }));
-  router.get('/__mock/docs', (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
-  router.get('/__mock/docs/', (_req: Request, res: Response) => res.redirect(307, '/__mock/docs'));
+  router.get(controlPlaneDocs, (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
+  router.get(`${controlPlaneDocs}/`, (_req: Request, res: Response) => res.redirect(307, controlPlaneDocs));
   return router;
 }
 
@@ -90,14 +93,14 @@ export function controlPlaneDocsRouter(title: string, document: unknown): Router
 export function docsRouter(title: string): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const page = htmlReply(swaggerUiPage(title));
-  router.get('/docs', (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
+  router.get(docs, (_req: Request, res: Response) => sendReply(res, page, stringifyJson));
   // Starlette redirects a trailing slash to the route without it; so does this page.
-  router.get('/docs/', (_req: Request, res: Response) => res.redirect(307, '/docs'));
-  router.get('/docs/oauth2-redirect', (_req: Request, res: Response) => {
+  router.get(`${docs}/`, (_req: Request, res: Response) => res.redirect(307, docs));
+  router.get(docsOAuth2Redirect, (_req: Request, res: Response) => {
     res.sendFile('oauth2-redirect.html', { root: SWAGGER_UI_DIR });
   });
   for (const name of ASSETS) {
-    router.get(`/docs/${name}`, (_req: Request, res: Response) => {
+    router.get(`${docs}/${name}`, (_req: Request, res: Response) => {
       res.sendFile(name, { root: SWAGGER_UI_DIR, maxAge: '1h' });
     });
   }

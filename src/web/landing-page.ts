@@ -6,6 +6,15 @@
 import type { NextFunction, Request, Response } from 'express';
 import { escapeMarkup } from '../primitives/markup.js';
 import { sendReply, stringifyJson } from '../http/reply.js';
+import { OWN_PATHS } from '../primitives/own-paths.js';
+
+/** The page's links, each an own path with what a person finds there (HTML, written as is). */
+const LINKS: ReadonlyArray<[path: string, what: string]> = [
+  [OWN_PATHS.docs, 'Swagger UI for the API: authorize as <code>dev@example.com</code> / <code>password</code>, then try any operation'],
+  [OWN_PATHS.document, 'the OpenAPI document'],
+  [OWN_PATHS.inspector, 'the inspector: live requests, workspaces, the clock, faults and coverage'],
+  [OWN_PATHS.controlPlaneDocs, 'Swagger UI for the control plane (reset, scenarios, the request journal, the clock, faults, coverage)'],
+];
 
 function landingPage(title: string, version: string): string {
   return `<!DOCTYPE html>
@@ -13,18 +22,14 @@ function landingPage(title: string, version: string): string {
 <head>
 <meta charset="utf-8">
 <title>cloud-browser-mock — ${escapeMarkup(title)}</title>
-<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+<link rel="icon" type="image/png" href="${OWN_PATHS.docs}/favicon-32x32.png" sizes="32x32">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{font-size:.95em}</style>
 </head>
 <body>
 <h1>cloud-browser-mock</h1>
 <p>A local mock of <strong>${escapeMarkup(title)}</strong> (API ${escapeMarkup(version)}). Set your client's base URL to this address.</p>
 <ul>
-<li><a href="/docs">/docs</a> — Swagger UI for the API: authorize as <code>dev@example.com</code> / <code>password</code>, then try any operation</li>
-<li><a href="/openapi.json">/openapi.json</a> — the OpenAPI document</li>
-<li><a href="/__mock/ui">/__mock/ui</a> — the inspector: live requests, workspaces, the clock, faults and coverage</li>
-<li><a href="/__mock/docs">/__mock/docs</a> — Swagger UI for the control plane (reset, scenarios, the request journal, the clock, faults, coverage)</li>
-</ul>
+${LINKS.map(([path, what]) => `<li><a href="${path}">${path}</a> — ${what}</li>\n`).join('')}</ul>
 </body>
 </html>
 `;
