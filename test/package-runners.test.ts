@@ -64,6 +64,18 @@ async function project(name: string, file: string, esm: boolean, installed: Prom
   return dir;
 }
 
+/**
+ * The runners' children one at a time: with one install all four would start the moment it
+ * finishes, and the docs' blocks keep their runners' default bounds (jest's 5 s per hook), which
+ * four children at once on two busy cores can pass.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(f: () => Promise<T>): Promise<T> {
+  const next = queue.then(f, f);
+  queue = next.catch(() => {});
+  return next;
+}
+
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cbm-runners-'));
   const installed = packedTarball().then((p) => installRoot(p.tarball));
@@ -89,19 +101,19 @@ test.concurrent('jest in a default CommonJS project (npm init -y) runs the block
   // This repository's jest, the pinned version, from the project's directory: jest's defaults (the project has no jest configuration).
   const jest = join(ROOT, 'node_modules', 'jest');
   if (JSON.parse(readFileSync(join(jest, 'package.json'), 'utf8')).version !== JEST) throw new Error(`this repository's jest is not ${JEST}: update JEST`);
-  const r = await run(process.execPath, [join(jest, 'bin', 'jest.js'), '--ci'], dir);
+  const r = await oneAtATime(() => run(process.execPath, [join(jest, 'bin', 'jest.js'), '--ci'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests:\s+2 passed, 2 total/)]);
 }, 600_000);
 
 test.concurrent('vitest in an ES-module project without globals runs the block of docs/testing.md', async () => {
   const dir = await projects.vitest;
-  const r = await run(join(work, 'node_modules', '.bin', 'vitest'), ['run'], dir);
+  const r = await oneAtATime(() => run(join(work, 'node_modules', '.bin', 'vitest'), ['run'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests\s+1 passed \(1\)/)]);
 }, 600_000);
 
 test.concurrent('node --test runs the node:test block of docs/testing.md', async () => {
   const dir = await projects.nodeTest;
-  const r = await run(process.execPath, ['--test', 'mock.test.mjs'], dir);
+  const r = await oneAtATime(() => run(process.execPath, ['--test', 'mock.test.mjs'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/# pass 1\n# fail 0/)]);
 }, 600_000);
 
@@ -118,7 +130,7 @@ test.concurrent('TypeScript (this repository’s tsc, nodenext) types require() 
   );
   const compilerOptions = { module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.cts', 'consumer.mts'] }));
-  const r = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--explainFiles'], dir);
+  const r = await oneAtATime(() => run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--explainFiles'], dir));
   expect(r.code).toBe(0);
   // Which declaration file each consumer's import resolved to, as tsc explains it.
   const resolved = [...r.out.matchAll(/^(\S+\/dist\/src\/index\.d\.c?ts)\n((?:   .*\n)+)/gm)].flatMap((m) =>
