@@ -1,9 +1,18 @@
 /**
  * The package in other projects' test suites, as docs/testing.md shows it: the packed tarball installed
- * into fresh projects with a test runner from the registry, and the page's block for that runner
- * run as written — jest in a default CommonJS project (no --experimental-vm-modules), vitest in an
- * ES-module project without globals, and node:test; and tsc picks the types of each condition.
+ * from the registry's way (npm install of the .tgz) with a test runner, and the page's block for that
+ * runner run as written — jest in a default CommonJS project (no --experimental-vm-modules), vitest
+ * in an ES-module project without globals, and node:test; and tsc picks the types of each condition.
  * One pack serves them all.
+ *
+ * One install serves them all too: the tarball (with its whole dependency tree) and vitest go into
+ * one scratch root, and each runner's project is a folder in it with a package.json of its own
+ * (`npm init -y`; the vitest one `type: module`) that resolves the package up to the root's
+ * node_modules, as any nested project does. Three installs of the same tree cost about 36 CPU-s of
+ * npm's reify, the one install about 12. Jest is this repository's own (the pinned version,
+ * checked): what runs the block is the project's own configuration (none: jest's defaults, with
+ * the project as rootDir) and the project's own resolution of `require('cloud-browser-mock')`,
+ * wherever the jest binary lives.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +23,7 @@ import { ROOT } from './helpers.js';
 import { packedTarball, run } from './packed.js';
 
 // The runners, pinned: jest as this repository uses it, vitest 3 (its vite 7 installs on npm 11 here).
-const JEST = 'jest@30.5.2';
+const JEST = '30.5.2';
 const VITEST = 'vitest@3.2.7';
 
 /** docs/testing.md's test-file blocks, by the file name on their first line (`// mock.test.js — jest, CommonJS`). */
@@ -28,36 +37,53 @@ function readmeBlocks(): Map<string, string> {
 let work: string;
 const projects: Record<'jest' | 'vitest' | 'nodeTest', Promise<string>> = {} as never;
 
-/** A fresh `npm init -y` project with the tarball and `packages` installed, and docs/testing.md's block for `file`. */
-async function project(name: string, file: string, packages: string[], esm: boolean, tarball: string): Promise<string> {
+async function step(command: string, args: string[], dir: string): Promise<void> {
+  const r = await run(command, args, dir);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} in ${dir} exited ${r.code}:\n${r.out}`);
+}
+
+/** The scratch root: `npm init -y`, then the tarball and vitest installed. */
+async function installRoot(tarball: string): Promise<void> {
+  await step('npm', ['init', '-y'], work);
+  // From npm's cache where it holds the packages (no registry round trip per package), and
+  // without install scripts: none of these packages needs one to run (esbuild, vitest's, finds
+  // its platform's binary package without its postinstall check).
+  await step('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel', 'error', tarball, VITEST], work);
+}
+
+/** A fresh `npm init -y` project `name` inside the root, once the root's install is done, with docs/testing.md's block for `file`. */
+async function project(name: string, file: string, esm: boolean, installed: Promise<void>): Promise<string> {
   const dir = join(work, name);
   mkdirSync(dir);
-  const steps: [string, string[]][] = [
-    ['npm', ['init', '-y']],
-    ...(esm ? [['npm', ['pkg', 'set', 'type=module']] as [string, string[]]] : []),
-    // From npm's cache where it holds the packages (no registry round trip per package), and
-    // without install scripts: none of these packages needs one to run (esbuild, vitest's, finds
-    // its platform's binary package without its postinstall check). Together the two cut this
-    // file's CPU by about a quarter.
-    ['npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel', 'error', tarball, ...packages]],
-  ];
-  for (const [command, args] of steps) {
-    const r = await run(command, args, dir);
-    if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} in ${name} exited ${r.code}:\n${r.out}`);
-  }
+  await step('npm', ['init', '-y'], dir);
+  if (esm) await step('npm', ['pkg', 'set', 'type=module'], dir);
   const block = readmeBlocks().get(file);
   if (block === undefined) throw new Error(`docs/testing.md has no block starting with "// ${file} — …"`);
   writeFileSync(join(dir, file), block);
+  await installed;
   return dir;
+}
+
+/**
+ * The runners' children one at a time: with one install all four would start the moment it
+ * finishes, and the docs' blocks keep their runners' default bounds (jest's 5 s per hook), which
+ * four children at once on two busy cores can pass.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(f: () => Promise<T>): Promise<T> {
+  const next = queue.then(f, f);
+  queue = next.catch(() => {});
+  return next;
 }
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cbm-runners-'));
-  const packed = packedTarball();
-  // The three installs run at once, once the tarball is there; each test awaits its own.
-  projects.jest = packed.then((p) => project('jest-cjs', 'mock.test.js', [JEST], false, p.tarball));
-  projects.vitest = packed.then((p) => project('vitest-esm', 'mock.test.ts', [VITEST], true, p.tarball));
-  projects.nodeTest = packed.then((p) => project('node-test', 'mock.test.mjs', [], false, p.tarball));
+  const installed = packedTarball().then((p) => installRoot(p.tarball));
+  installed.catch(() => {}); // reported by the tests that await it
+  // The projects are made while the tarball is packed and installed; each test awaits its own.
+  projects.jest = project('jest-cjs', 'mock.test.js', false, installed);
+  projects.vitest = project('vitest-esm', 'mock.test.ts', true, installed);
+  projects.nodeTest = project('node-test', 'mock.test.mjs', false, installed);
   for (const p of Object.values(projects)) p.catch(() => {}); // reported by the test that awaits it
 });
 afterAll(async () => {
@@ -72,19 +98,22 @@ test('docs/testing.md has one test-file block per runner', () => {
 test.concurrent('jest in a default CommonJS project (npm init -y) runs the block of docs/testing.md: require() loads the package', async () => {
   const dir = await projects.jest;
   expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
-  const r = await run(join(dir, 'node_modules', '.bin', 'jest'), ['--ci'], dir);
+  // This repository's jest, the pinned version, from the project's directory: jest's defaults (the project has no jest configuration).
+  const jest = join(ROOT, 'node_modules', 'jest');
+  if (JSON.parse(readFileSync(join(jest, 'package.json'), 'utf8')).version !== JEST) throw new Error(`this repository's jest is not ${JEST}: update JEST`);
+  const r = await oneAtATime(() => run(process.execPath, [join(jest, 'bin', 'jest.js'), '--ci'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests:\s+2 passed, 2 total/)]);
 }, 600_000);
 
 test.concurrent('vitest in an ES-module project without globals runs the block of docs/testing.md', async () => {
   const dir = await projects.vitest;
-  const r = await run(join(dir, 'node_modules', '.bin', 'vitest'), ['run'], dir);
+  const r = await oneAtATime(() => run(join(work, 'node_modules', '.bin', 'vitest'), ['run'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/Tests\s+1 passed \(1\)/)]);
 }, 600_000);
 
 test.concurrent('node --test runs the node:test block of docs/testing.md', async () => {
   const dir = await projects.nodeTest;
-  const r = await run(process.execPath, ['--test', 'mock.test.mjs'], dir);
+  const r = await oneAtATime(() => run(process.execPath, ['--test', 'mock.test.mjs'], dir));
   expect([r.code, r.out]).toEqual([0, expect.stringMatching(/# pass 1\n# fail 0/)]);
 }, 600_000);
 
@@ -101,7 +130,7 @@ test.concurrent('TypeScript (this repository’s tsc, nodenext) types require() 
   );
   const compilerOptions = { module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.cts', 'consumer.mts'] }));
-  const r = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--explainFiles'], dir);
+  const r = await oneAtATime(() => run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--explainFiles'], dir));
   expect(r.code).toBe(0);
   // Which declaration file each consumer's import resolved to, as tsc explains it.
   const resolved = [...r.out.matchAll(/^(\S+\/dist\/src\/index\.d\.c?ts)\n((?:   .*\n)+)/gm)].flatMap((m) =>

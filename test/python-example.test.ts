@@ -10,7 +10,7 @@
  * CBM_REQUIRE_PYTHON=1 (.ci/run).
  */
 import { afterAll, beforeAll, expect } from '@jest/globals';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from './helpers.js';
@@ -30,10 +30,7 @@ testWithVenv(
   'examples/python: pytest -n 2 with the plugin from the built wheel (npx of the packed tarball, installed once) passes the client flow',
   async () => {
     expect(existsSync(join(ROOT, 'examples', 'python', 'conftest.py'))).toBe(false);
-    const [packed, { user: python }] = await Promise.all([packedTarball(), builtPackage()]);
-    // npx runs in the tarball's directory: this test's own, not the shared cache.
-    const tarball = join(work, basename(packed.tarball));
-    copyFileSync(packed.tarball, tarball);
+    const { tarball, python } = await tarballAndPython();
 
     // pytest from the repository's examples/python, writing nothing there (no cache, no .pyc).
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-n', '2', join(ROOT, 'examples', 'python')], {
@@ -46,11 +43,22 @@ testWithVenv(
   600_000,
 );
 
-/** The shared tarball copied into a project of this test's own (npx runs beside it) and the wheel's environment. */
-async function tarballIn(dir: string): Promise<{ tarball: string; python: string }> {
-  const [packed, { user: python }] = await Promise.all([packedTarball(), builtPackage()]);
-  const tarball = join(dir, basename(packed.tarball));
-  copyFileSync(packed.tarball, tarball);
+/**
+ * The shared tarball copied once into this file's own directory (npx runs beside it: not in the
+ * shared cache), and the wheel's environment. One copy for every case, not one in each project:
+ * npx keeps one install per spec (`./<name>.tgz`) and reinstalls the package when the file it
+ * resolves to moves, so the second npx case runs what the first installed; and each project
+ * (where pytest runs) is then another directory than the one npx runs in.
+ */
+let copied: Promise<string> | undefined;
+async function tarballAndPython(): Promise<{ tarball: string; python: string }> {
+  copied ??= packedTarball().then((packed) => {
+    const tarball = join(work, 'package', basename(packed.tarball));
+    mkdirSync(join(work, 'package'));
+    copyFileSync(packed.tarball, tarball);
+    return tarball;
+  });
+  const [tarball, { user: python }] = await Promise.all([copied, builtPackage()]);
   return { tarball, python };
 }
 
@@ -59,7 +67,7 @@ testWithVenv(
   async () => {
     const project = join(work, 'strict');
     cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), project, { recursive: true });
-    const { tarball, python } = await tarballIn(project);
+    const { tarball, python } = await tarballAndPython();
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-auth', 'strict', 'test_strict_mock.py'], { cwd: project, env: { CBM_TARBALL: tarball } });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b2 passed\b/)]);
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz$/m);
@@ -73,7 +81,7 @@ testWithVenv(
     const project = join(work, 'spec');
     cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), project, { recursive: true });
     cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
-    const { tarball, python } = await tarballIn(project);
+    const { tarball, python } = await tarballAndPython();
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-spec', 'service.openapi.json', 'test_whole_service.py'], { cwd: project, env: { CBM_PACKAGE: tarball } });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b1 passed\b/)]);
   },
