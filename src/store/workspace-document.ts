@@ -124,6 +124,11 @@ export class WorkspaceDocument {
     return this.#place.folder;
   }
 
+  /** Where the workspace's uploaded bytes live (its folder in the blob store). */
+  get blobs(): BlobStore {
+    return this.#place.blobs;
+  }
+
   /** True once a reset replaced this workspace: it never writes again. */
   get detached(): boolean {
     return this.#detached;
