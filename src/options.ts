@@ -5,6 +5,7 @@
 import { deprecate } from 'node:util';
 import type { AuthMode } from './operations/auth.js';
 import type { Clock } from './primitives/clock.js';
+import type { TestHooks } from './store/test-hooks.js';
 
 export interface MockOptions {
   /**
@@ -97,6 +98,12 @@ export interface MockOptions {
    * it is off unless asked for; the CLI, which owns its process, turns it on.
    */
   gcDuringUploads?: boolean;
+  /**
+   * @internal Under test only: the store's named crash instants and compaction threshold
+   * (src/store/test-hooks.ts). The command sets it from `CBM_TEST_*` under `NODE_ENV=test`; the
+   * library never reads the environment for it.
+   */
+  testHooks?: TestHooks;
 }
 
 /** startMockServer's options: createApp's plus what a listening server needs. */

@@ -11,6 +11,7 @@ import { ScenarioError } from '../scenarios/scenario.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, startMockServer, type MockServer } from '../server.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
+import { testHooks } from '../store/test-hooks.js';
 import { ProxySetupError } from '../proxy/forward.js';
 import { SpecError } from '../document/spec-file.js';
 
@@ -39,6 +40,16 @@ function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   return [`cannot start: ${first}`, 1];
 }
 
+/**
+ * The store's crash instants and compaction threshold (src/store/test-hooks.ts), for the CLI
+ * children the robustness tests start: read here and only here — the library and the store never
+ * read the environment — and only under NODE_ENV=test.
+ */
+function testSwitches(env: NodeJS.ProcessEnv) {
+  if (env.NODE_ENV !== 'test') return undefined;
+  return testHooks({ crashAt: env.CBM_TEST_CRASH_AT, compactionBytes: env.CBM_TEST_COMPACT_BYTES ? Number(env.CBM_TEST_COMPACT_BYTES) : undefined });
+}
+
 async function main(): Promise<number> {
   let parsed: CliResult;
   let created: string[] = [];
@@ -58,7 +69,7 @@ async function main(): Promise<number> {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
     // The CLI owns its process, so it may set V8's --expose-gc for the upload collections.
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true, gcDuringUploads: true });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS, warm: true, gcDuringUploads: true, testHooks: testSwitches(process.env) });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);
