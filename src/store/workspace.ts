@@ -38,13 +38,6 @@ export class Workspace extends WorkspaceDocument {
     return session;
   }
 
-  /** Makes each session exist, empty, unless it does; durable when any was added. */
-  async ensureSessions(ids: readonly string[]): Promise<void> {
-    let added = false;
-    for (const id of ids) if (this.ensureSession(id)) added = true;
-    if (added) await this.save();
-  }
-
   /**
    * Stores an upload (a temporary blob) with its record, or neither: `recordOf(blob)` makes the
    * record once the bytes are committed, and may throw (its session gone meanwhile).
