@@ -6,6 +6,7 @@ import { deprecate } from 'node:util';
 import { DEFAULT_TOKEN_TTL_MS, type AuthMode } from './operations/auth.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from './records/journal.js';
 import type { Clock } from './primitives/clock.js';
+import type { TestHooks } from './store/test-hooks.js';
 
 export interface MockOptions {
   /**
@@ -98,6 +99,12 @@ export interface MockOptions {
    * it is off unless asked for; the CLI, which owns its process, turns it on.
    */
   gcDuringUploads?: boolean;
+  /**
+   * @internal Under test only: the store's named crash instants and compaction threshold
+   * (src/store/test-hooks.ts). The command sets it from `CBM_TEST_*` under `NODE_ENV=test`; the
+   * library never reads the environment for it.
+   */
+  testHooks?: TestHooks;
 }
 
 /** startMockServer's options: createApp's plus what a listening server needs. */

@@ -1,5 +1,5 @@
 /**
- * A workspace's snapshot and change log (issue 26; the format: src/store/change-log.ts), the crash
+ * A workspace's snapshot and change log (issue 26; the format: src/store/log-format.ts), the crash
  * states built directly on disk with the store's own API, no child process: a torn last line, a
  * complete line that cannot be applied, a gap in the groups, a data directory from before the log,
  * a snapshot that already holds an older generation's groups, a log left without its snapshot,
@@ -15,12 +15,14 @@ import { createStore } from '../src/app/create-store.js';
 import { HttpError } from '../src/errors/http-error.js';
 import { keyHint } from '../src/model/secret-rules.js';
 import type { StoredSecret, WorkspaceData } from '../src/model/records.js';
-import { applyGroups, logFileName, parseLogFileName, recoverWorkspace, type Group } from '../src/store/change-log.js';
+import { logFileName, parseLogFileName, type Group } from '../src/store/log-format.js';
+import { applyGroups, recoverWorkspace } from '../src/store/recovery.js';
 import { readStoredWorkspaces } from '../src/store/stored-data.js';
 import type { Store } from '../src/store/store.js';
 import type { Workspace } from '../src/store/workspace.js';
 import { workspaceFileStem } from '../src/store/workspace-file.js';
-import type { Compaction } from '../src/store/workspace-log.js';
+import type { Compaction } from '../src/store/log-writer.js';
+import { testHooks } from '../src/store/test-hooks.js';
 import { stateDir, workspacesDir } from './data-layout.js';
 import { createApp } from '../src/app.js';
 import { bearer } from './helpers.js';
@@ -303,13 +305,8 @@ test('generations a compaction killed after its rename left — more than one, a
   expect(names(recoverWorkspace(workspacesDir(dir), stem, snapshotPath(), { repair: false }).data)).toEqual(['A', 'B', 'C', 'D']);
 
   const compactions: Compaction[] = [];
-  process.env.CBM_TEST_COMPACT_BYTES = '1024';
-  let store: Store;
-  try {
-    store = await open({ onCompaction: (c) => compactions.push(c) });
-  } finally {
-    delete process.env.CBM_TEST_COMPACT_BYTES;
-  }
+  // The smaller compaction threshold reaches the store as an option (the CLI's CBM_TEST_COMPACT_BYTES).
+  const store = await createStore({ scenario: 'empty', dataDir: dir, testHooks: testHooks({ compactionBytes: 1024 }) }, { onCompaction: (c) => compactions.push(c) });
   try {
     const ws = await store.workspace(P);
     for (let i = 0; compactions.length === 0 && i < 100; i++) await put(store, ws, `MORE_${i}`);
@@ -349,13 +346,8 @@ test('a log left without its snapshot (a reset killed between the two) is remove
 
 test('after many concurrent writes with compaction on, the disk (snapshot + log) equals the document in memory, and no generation before the newest snapshot is left', async () => {
   const compactions: Compaction[] = [];
-  process.env.CBM_TEST_COMPACT_BYTES = '2048';
-  let store: Store;
-  try {
-    store = await open({ onCompaction: (c) => compactions.push(c) });
-  } finally {
-    delete process.env.CBM_TEST_COMPACT_BYTES;
-  }
+  // The smaller compaction threshold reaches the store as an option (the CLI's CBM_TEST_COMPACT_BYTES).
+  const store = await createStore({ scenario: 'empty', dataDir: dir, testHooks: testHooks({ compactionBytes: 2048 }) }, { onCompaction: (c) => compactions.push(c) });
   let memory: WorkspaceData;
   try {
     const ws = await store.workspace(P);

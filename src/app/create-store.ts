@@ -46,5 +46,6 @@ export function createStore(options: MockOptions = {}, { proxy = false, warn, co
     compactLogs,
     onCompaction,
     acceptScenario,
+    testHooks: options.testHooks,
   });
 }

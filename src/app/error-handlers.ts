@@ -16,7 +16,7 @@ export function notFound(_req: Request, res: Response) {
 export function unexpectedError(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: number }).status;
-    // 507: the disk refused a write (storage-error.ts), an answer of its own, not a fault.
+    // 507: the disk refused a write (store/store-errors.ts), an answer of its own, not a fault.
     if (error instanceof HttpError && error.status >= 500 && !res.headersSent) return sendError(res, error);
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
       return sendError(res, new HttpError(status, (error as Error).message.split('\n')[0]));

@@ -12,6 +12,7 @@ import { startMockServer, type MockServer } from '../server.js';
 import { CLI_DEFAULTS } from '../options.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
+import { testHooks } from '../store/test-hooks.js';
 import { ProxySetupError } from '../proxy/forward.js';
 import { SpecError } from '../document/spec-file.js';
 import { OWN_PATHS } from '../primitives/own-paths.js';
@@ -41,6 +42,16 @@ function startupFailure(e: unknown, parsed: CliResult): [string, number] {
   return [`cannot start: ${first}`, 1];
 }
 
+/**
+ * The store's crash instants and compaction threshold (src/store/test-hooks.ts), for the CLI
+ * children the robustness tests start: read here and only here — the library and the store never
+ * read the environment — and only under NODE_ENV=test.
+ */
+function testSwitches(env: NodeJS.ProcessEnv) {
+  if (env.NODE_ENV !== 'test') return undefined;
+  return testHooks({ crashAt: env.CBM_TEST_CRASH_AT, compactionBytes: env.CBM_TEST_COMPACT_BYTES ? Number(env.CBM_TEST_COMPACT_BYTES) : undefined });
+}
+
 async function main(): Promise<number> {
   let parsed: CliResult;
   let created: string[] = [];
@@ -61,7 +72,7 @@ async function main(): Promise<number> {
     const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
     // The CLI's own defaults (options.ts): it owns its process, so it may set V8's --expose-gc for the upload collections.
     const { shutdownGraceMs, warm, gcDuringUploads } = CLI_DEFAULTS;
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm, gcDuringUploads });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm, gcDuringUploads, testHooks: testSwitches(process.env) });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);

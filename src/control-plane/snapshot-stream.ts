@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Reply } from '../http/reply.js';
-import type { BlobStore } from '../store/blobs.js';
+import type { StoredFile } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
 import { exportSnapshot } from './snapshots.js';
 
@@ -17,25 +17,25 @@ import { exportSnapshot } from './snapshots.js';
  * snapshot is taken now; the stream reads each blob only as the client takes the bytes (the
  * reply stage pipes it, waiting on drain), so /health keeps answering meanwhile.
  */
-export async function snapshotReply(ws: Workspace, blobs: BlobStore): Promise<Reply> {
+export async function snapshotReply(ws: Workspace): Promise<Reply> {
   // Each upload's content_base64 is first a unique placeholder, replaced by its bytes on the way out.
   const token = randomUUID();
-  const blobsInOrder: string[] = [];
+  const uploadsInOrder: StoredFile[] = [];
   const snapshot = await exportSnapshot(ws);
   snapshot.sessions.forEach((s, i) =>
     s.files.forEach((f, j) => {
-      const blob = ws.data.sessions[i].files[j].blob;
-      if (blob) f.content_base64 = `${token}-${blobsInOrder.push(blob) - 1}`;
+      const file = ws.data.sessions[i].files[j];
+      if (file.blob) f.content_base64 = `${token}-${uploadsInOrder.push(file) - 1}`;
     }),
   );
   const parts = JSON.stringify(snapshot).split(new RegExp(`"${token}-\\d+"`));
-  return { status: 200, headers: { 'Content-Type': 'application/json' }, stream: Readable.from(snapshotChunks(parts, blobsInOrder, blobs), { objectMode: false }) };
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, stream: Readable.from(snapshotChunks(parts, uploadsInOrder, ws), { objectMode: false }) };
 }
 
-async function* snapshotChunks(parts: string[], blobsInOrder: string[], blobs: BlobStore): AsyncGenerator<string> {
+async function* snapshotChunks(parts: string[], uploadsInOrder: StoredFile[], ws: Workspace): AsyncGenerator<string> {
   for (let i = 0; i < parts.length; i++) {
     yield parts[i];
-    if (i < blobsInOrder.length) yield* base64Chunks(blobs.read(blobsInOrder[i]));
+    if (i < uploadsInOrder.length) yield* base64Chunks(ws.openFile(uploadsInOrder[i]));
   }
 }
 

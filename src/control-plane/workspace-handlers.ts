@@ -22,7 +22,7 @@ export const workspaceHandlers = {
   async exportWorkspace({ path, query }, ctx) {
     // Uploaded bytes travel as base64 unless ?content=false; seeded bytes are derived anyway.
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    if (query.content !== false) return snapshotReply(ws, ctx.deps.store.blobs);
+    if (query.content !== false) return snapshotReply(ws);
     return json(ctx, 200, await exportSnapshot(ws));
   },
 
@@ -31,7 +31,7 @@ export const workspaceHandlers = {
     if (invalid.length) throw validationError(invalid);
     const repeated = duplicateIdProblem(snapshot);
     if (repeated) throw unprocessable(repeated);
-    await importSnapshot(await ctx.deps.store.workspace(String(path.principal)), snapshot, ctx.deps.store.blobs, ctx.deps.clock.now());
+    await importSnapshot(await ctx.deps.store.workspace(String(path.principal)), snapshot, ctx.deps.clock.now());
     return noContent(ctx);
   },
 
@@ -41,8 +41,7 @@ export const workspaceHandlers = {
     if (ws.session(id)) throw new HttpError(409, `Session ${id} exists`);
     const actions = b.actions ?? [];
     if (!actions.every((a): a is Action => typeof a.type === 'string')) throw unprocessable('every action needs a string "type"');
-    ws.addSession({ id, actions, files: [] });
-    await ws.save();
+    await ws.createSession({ id, actions, files: [] });
     return json(ctx, 201, { id, actions });
   },
 
@@ -53,8 +52,7 @@ export const workspaceHandlers = {
     // Named fields only: the document allows others, which must not reach the record.
     const { email_address, provider, healthy, authorized_scopes, allow_all_senders, allowed_sender_domains } = b;
     const mailbox = mailboxRecord({ id, email_address, provider, healthy, authorized_scopes, allow_all_senders, allowed_sender_domains }, ctx.deps.clock.now());
-    ws.addMailbox(mailbox);
-    await ws.save();
+    await ws.connectMailbox(mailbox);
     return json(ctx, 201, mailboxView(mailbox));
   },
 
@@ -63,15 +61,15 @@ export const workspaceHandlers = {
     const found = ws.mailbox(String(path.mailbox_id));
     if (!found) throw new HttpError(404, DETAIL.mailboxNotFound);
     // Only the hidden connection changes; the reported `healthy` follows at the next sync.
-    const m = ws.updateMailbox(found, { connection_healthy: b.healthy });
-    await ws.save();
+    const m = await ws.changeMailbox(found, { connection_healthy: b.healthy });
     return json(ctx, 200, mailboxView(m));
   },
 
   async addSessionDownload({ path, upload }, ctx) {
     const ws = await ctx.deps.store.workspace(String(path.principal));
-    const session = sessionOr404(ws, String(path.session_id));
-    const file = await storeUploadedFile(ws, session, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs, blobs: ctx.deps.store.blobs });
+    const sessionId = String(path.session_id);
+    sessionOr404(ws, sessionId);
+    const file = await storeUploadedFile(ws, sessionId, upload!, 'session_download', { now: ctx.deps.clock.now(), ttlMs: ctx.deps.fileTtlMs });
     return json(ctx, 201, fileView(file));
   },
 } satisfies Partial<ControlHandlerMap>;

@@ -68,13 +68,12 @@ export const getMailbox: Handler<'getMailbox'> = async ({ path }, ctx) => ({ sta
 
 export const updateMailbox: Handler<'updateMailbox'> = async ({ path, body }, ctx) => {
   const ws = workspaceOf(ctx);
-  const m = ws.updateMailbox(mailboxOr404(ws, path.mailbox_id), {
+  const m = await ws.changeMailbox(mailboxOr404(ws, path.mailbox_id), {
     allow_all_senders: body.allow_all_senders,
     // Omitted or null: unchanged (CONTRACT §2, §5).
     ...(body.allowed_sender_domains !== undefined && body.allowed_sender_domains !== null ? { allowed_sender_domains: body.allowed_sender_domains } : {}),
     updated_at: ctx.clock.now(),
   });
-  await ws.save();
   return { status: 200, json: mailboxView(m) };
 };
 
@@ -88,17 +87,16 @@ export const syncMailboxes: Handler<'syncMailboxes'> = async ({ body }, ctx) => 
   const provider: string | null = body?.provider ?? null;
   if (mailboxId !== null) mailboxOr404(ws, mailboxId);
   const now = ctx.clock.now();
-  const selected = sorted(ws)
-    .filter((m) => (mailboxId === null || m.id === mailboxId) && (provider === null || m.provider === provider))
-    .map((m) => ws.updateMailbox(m, { healthy: m.connection_healthy, updated_at: now }));
-  if (selected.length) await ws.save();
+  const selected = await ws.changeMailboxes(
+    sorted(ws)
+      .filter((m) => (mailboxId === null || m.id === mailboxId) && (provider === null || m.provider === provider))
+      .map((m) => [m, { healthy: m.connection_healthy, updated_at: now }] as const),
+  );
   return { status: 200, json: { items: selected.map(mailboxView) } };
 };
 
 export const deleteMailbox: Handler<'deleteMailbox'> = async ({ path }, ctx) => {
-  const ws = workspaceOf(ctx);
-  if (!ws.removeMailbox(path.mailbox_id)) throw notFound(DETAIL.mailboxNotFound);
-  await ws.save();
+  if (!(await workspaceOf(ctx).deleteMailbox(path.mailbox_id))) throw notFound(DETAIL.mailboxNotFound);
   return { status: 204 };
 };
 

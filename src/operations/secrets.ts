@@ -2,7 +2,6 @@
 import { DETAIL, notFound } from '../errors/http-error.js';
 import { isoTime } from '../primitives/clock.js';
 import type { StoredSecret } from '../model/records.js';
-import { keyHint } from '../model/secret-rules.js';
 import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
 /** The metadata of a secret: never its value. */
@@ -33,12 +32,8 @@ export function compareCodePoints(a: string, b: string): number {
 export const storeSecret: Handler<'storeSecret'> = async ({ body }, ctx) => {
   const ws = workspaceOf(ctx);
   const { name, value, namespace } = body;
-  const existing = ws.secret(namespace, name);
   // Storing a name that exists in the namespace replaces the value and keeps id and created_at (chosen).
-  const secret = existing
-    ? ws.updateSecret(existing, { value, key_hint: keyHint(value) })
-    : ws.addSecret({ id: ws.newId('sec'), namespace, name, value, key_hint: keyHint(value), created_at: ctx.clock.now(), last_used_at: null });
-  await ws.save();
+  const secret = await ws.storeSecret(namespace, name, value, ctx.clock.now());
   return { status: 201, json: secretView(secret) };
 };
 
@@ -55,15 +50,12 @@ export const getSecret: Handler<'getSecret'> = async ({ path, query }, ctx) => {
   const ws = workspaceOf(ctx);
   const secret = ws.secret(query.namespace, path.name);
   if (!secret) throw notFound(DETAIL.secretNotFound);
-  ws.updateSecret(secret, { last_used_at: ctx.clock.now() });
-  await ws.save();
+  await ws.useSecret(secret, ctx.clock.now());
   return { status: 200, json: { value: secret.value } };
 };
 
 export const deleteSecret: Handler<'deleteSecret'> = async ({ path }, ctx) => {
-  const ws = workspaceOf(ctx);
-  if (!ws.removeSecret(path.secret_id)) throw notFound(DETAIL.secretNotFound);
-  await ws.save();
+  if (!(await workspaceOf(ctx).deleteSecret(path.secret_id))) throw notFound(DETAIL.secretNotFound);
   return { status: 204 };
 };
 

@@ -2,11 +2,9 @@
 import mime from 'mime-types';
 import { DETAIL, HttpError, notFound } from '../errors/http-error.js';
 import { clampInstant, isoTime } from '../primitives/clock.js';
-import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { deepFreeze } from '../store/json-text.js';
 import type { StoredFile, StoredSession } from '../model/records.js';
 import type { Workspace } from '../store/workspace.js';
-import type { BlobStore } from '../store/blobs.js';
 import type { UploadedPart } from '../http/body.js';
 import { workspaceOf, type Handler, type OperationDescriptor } from './types.js';
 
@@ -71,28 +69,16 @@ export function mimeTypeFor(partType: string | undefined, filename: string): str
 }
 
 /**
- * Stores an uploaded part as a session file: its blob is committed, the record added and saved.
- * Shared by the service's upload (user_upload) and the control plane's (session_download).
+ * Stores an uploaded part as a session file, with its record (the store's storeUpload). Shared
+ * by the service's upload (user_upload) and the control plane's (session_download).
  */
-export async function storeUploadedFile(
-  ws: Workspace,
-  session: StoredSession,
-  upload: UploadedPart,
-  source: StoredFile['source'],
-  at: { now: number; ttlMs: number; blobs: BlobStore },
-): Promise<StoredFile> {
+export async function storeUploadedFile(ws: Workspace, sessionId: string, upload: UploadedPart, source: StoredFile['source'], at: { now: number; ttlMs: number }): Promise<StoredFile> {
   if (upload.blob.tooLarge) throw new HttpError(413, DETAIL.fileTooLarge);
   const filename = sanitizeFilename(upload.filename);
-  const blob = await ws.commitBlob(upload.blob.temp);
-  // Looked up again after the wait: the session may have gone meanwhile (an import, a reset).
-  const current = ws.session(session.id);
-  if (!current) {
-    await at.blobs.discard(blob);
-    throw new HttpError(404, DETAIL.sessionNotFound);
-  }
-  const file: StoredFile = {
+  return ws.storeUpload(upload.blob.temp, (blob) => ({
+    // Looked up again after the bytes were committed: the session may have gone meanwhile (an import, a reset).
+    session_id: sessionOr404(ws, sessionId).id,
     id: ws.newId('file'),
-    session_id: session.id,
     filename,
     mime_type: mimeTypeFor(upload.contentType, filename),
     size: upload.blob.size,
@@ -102,22 +88,13 @@ export async function storeUploadedFile(
     expires_at: clampInstant(at.now + at.ttlMs),
     source,
     blob,
-  };
-  ws.addFile(current, file);
-  try {
-    await ws.save();
-  } catch (e) {
-    // Not stored (the disk refused it, and the record was rolled back): neither are its bytes.
-    if (!ws.references(blob)) await at.blobs.discard(blob);
-    throw e;
-  }
-  return file;
+  }));
 }
 
 export const uploadSessionFile: Handler<'uploadSessionFile'> = async ({ path, upload }, ctx) => {
   const ws = workspaceOf(ctx);
-  const session = sessionOr404(ws, path.session_id);
-  const file = await storeUploadedFile(ws, session, upload, 'user_upload', { now: ctx.clock.now(), ttlMs: ctx.config.fileTtlMs, blobs: ctx.blobs });
+  sessionOr404(ws, path.session_id);
+  const file = await storeUploadedFile(ws, path.session_id, upload, 'user_upload', { now: ctx.clock.now(), ttlMs: ctx.config.fileTtlMs });
   return { status: 201, json: fileView(file) };
 };
 
@@ -143,19 +120,15 @@ export const downloadSessionFile: Handler<'downloadSessionFile'> = async ({ path
   const type = stored.startsWith('text/') && !/charset=/i.test(stored) ? `${stored}; charset=utf-8` : stored;
   const headers = { 'Content-Type': type, 'Content-Length': String(file.size), 'Content-Disposition': contentDisposition(file.filename) };
   // Opened last, once nothing here can throw: from now on the pipeline owns (and closes) it.
-  const stream = file.blob ? ctx.blobs.read(file.blob) : scenarioFileStream(file);
+  const stream = ws.openFile(file);
   return { status: 200, stream, headers };
 };
 
 export const deleteSessionFile: Handler<'deleteSessionFile'> = async ({ path }, ctx) => {
   const ws = workspaceOf(ctx);
   const session = sessionOr404(ws, path.session_id);
-  const file = fileOr404(ws, session, path.file_id);
-  ws.removeFile(session, file.id);
-  await ws.save();
-  // The record goes first: a crash between the two leaves an unreferenced blob, which start-up
-  // sweeps, never a record without its bytes.
-  if (file.blob) await ctx.blobs.discard(file.blob);
+  fileOr404(ws, session, path.file_id);
+  await ws.deleteFile(session, path.file_id);
   return { status: 204 };
 };
 

@@ -8,7 +8,6 @@ import type { UploadedPart } from '../http/body.js';
 import type { Reply } from '../http/reply.js';
 import type { Clock } from '../primitives/clock.js';
 import type { OperationId, Operations } from '../generated/service-api.js';
-import type { BlobStore } from '../store/blobs.js';
 import type { Workspace } from '../store/workspace.js';
 
 /**
@@ -46,7 +45,6 @@ export interface OperationContext {
   workspace: Workspace | null;
   principal: string | null;
   clock: Clock;
-  blobs: BlobStore;
   auth: AuthContext;
   config: OperationConfig;
 }

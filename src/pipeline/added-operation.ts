@@ -130,13 +130,10 @@ export async function answerAdded(input: AnswerInput): Promise<{ reply: Reply; w
     warning = e.message;
     answer = deps.answerer.answer({ ...request, prefer: { example: input.prefer.example } });
   }
-  let changed = idsTaken;
-  if (workspace && startsSession(op) && answer.status >= 200 && answer.status < 300) {
-    const id = (answer.json as Record<string, unknown> | null)?.session_id;
-    if (typeof id === 'string' && id !== '' && workspace.ensureSession(id)) changed = true;
+  if (workspace) {
+    const id = startsSession(op) && answer.status >= 200 && answer.status < 300 ? (answer.json as Record<string, unknown> | null)?.session_id : undefined;
+    await workspace.recordGeneratedAnswer(idsTaken, typeof id === 'string' && id !== '' ? id : undefined);
   }
-  // The id generator's position is part of the workspace: kept so a restart does not repeat ids.
-  if (changed) await workspace!.save();
   return { reply: toReply(answer), warning };
 }
 

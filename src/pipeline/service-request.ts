@@ -251,7 +251,7 @@ async function operate(ctx: ServiceRequest): Promise<Reply> {
   }
   const principal = ctx.principal;
   const workspace = principal ? await deps.store.workspace(principal) : null;
-  const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, blobs: deps.store.blobs, auth: ctx.auth, config: deps.config });
+  const out = await handlerFor(deps.handlers, ctx.operation.id)(ctx.input!, { workspace, principal, clock: deps.clock, auth: ctx.auth, config: deps.config });
   ctx.committed = true;
   return out;
 }

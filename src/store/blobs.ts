@@ -3,15 +3,15 @@
  * temporary file (in `tmp/`, created exclusively, mode 0600) while it is hashed, and is renamed
  * into its workspace's folder only once complete, so a crash mid-upload leaves no blob that a
  * record points at. A blob's name is `<workspace folder>/<random hex>`, so a workspace's blobs
- * can be checked and swept when it is loaded, without loading any other workspace.
+ * can be checked and swept when it is loaded (recovery.ts), without loading any other workspace.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { asStorageError } from './storage-error.js';
+import { asStorageError } from './store-errors.js';
 
 /**
  * A young-generation collection (BlobStoreOptions.collectYoungGarbage), run every YOUNG_GC_EVERY
@@ -136,29 +136,6 @@ export class BlobStore {
 
   read(name: string): Readable {
     return createReadStream(this.#path(name));
-  }
-
-  /**
-   * A workspace's check on load: which of `names` exist in its folder; whatever else is there
-   * (a crash between an upload's rename and its record, or a delete's record and its bytes) goes.
-   */
-  checkFolder(folder: string, names: Iterable<string>): Set<string> {
-    const dir = join(this.#root, folder);
-    let present: string[];
-    try {
-      if (!lstatSync(dir).isDirectory()) return new Set();
-      present = readdirSync(dir);
-    } catch {
-      return new Set();
-    }
-    const wanted = new Set(names);
-    const found = new Set<string>();
-    for (const f of present) {
-      const name = `${folder}/${f}`;
-      if (wanted.has(name) && lstatSync(join(dir, f)).isFile()) found.add(name);
-      else rmSync(join(dir, f), { recursive: true, force: true });
-    }
-    return found;
   }
 
   /** Removes a workspace's folder (its workspace is gone: reset). */

@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { StartupError } from './startup-error.js';
+import { StartupError } from './store-errors.js';
 
 export const HEARTBEAT_MS = 2000;
 export const STALE_MS = 10000;

@@ -6,7 +6,7 @@
  *                    switches meta.json to it in one rename: the commit point)
  *   lock             who runs on it (data-dir-lock.ts)
  *   tmp/             uploads on their way in
- *   state-<hex>/workspaces/<name>.json (snapshot) and <name>.<gen>.log (its change log: change-log.ts)
+ *   state-<hex>/workspaces/<name>.json (snapshot) and <name>.<gen>.log (its change log: log-format.ts)
  *   state-<hex>/blobs/<name>/<blob>
  * Nothing is swept, and --reset-data removes nothing, unless meta.json is the mock's own; a
  * directory without it that holds any of these names (or a symlink among them) is refused.
@@ -16,10 +16,9 @@ import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, ren
 import { join } from 'node:path';
 import type { BlobStore } from './blobs.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { readDataFile } from './read-data-file.js';
-import { StartupError } from './startup-error.js';
+import { readDataFile, StartupError } from './store-errors.js';
 import { DATA_FORMAT } from '../model/records.js';
-import { parseLogFileName } from './change-log.js';
+import { sweepDataDir } from './recovery.js';
 
 export interface Meta {
   format: number;
@@ -98,35 +97,6 @@ export class DataDir {
     writeFileAtomically(this.metaFile, JSON.stringify(meta, null, 2));
   }
 
-  /**
-   * Start-up sweep (lock held, meta ours): unfinished uploads, state directories a finished
-   * reset left behind, workspace temporaries, and blob folders of workspaces that no longer exist.
-   */
-  sweep(state: string): void {
-    rmSync(this.tmpDir, { recursive: true, force: true });
-    mkdirSync(this.tmpDir, { recursive: true });
-    for (const n of readdirSync(this.dir)) {
-      if (/^state-/.test(n) && n !== state) rmSync(join(this.dir, n), { recursive: true, force: true });
-      if (/^\.meta\.json\./.test(n)) rmSync(join(this.dir, n), { force: true });
-    }
-    const wsDir = join(this.dir, state, 'workspaces');
-    const blobDir = join(this.dir, state, 'blobs');
-    mkdirSync(wsDir, { recursive: true });
-    mkdirSync(blobDir, { recursive: true });
-    const workspaces = new Set<string>();
-    const names = readdirSync(wsDir);
-    for (const n of names) {
-      if (n.endsWith('.tmp')) rmSync(join(wsDir, n), { force: true });
-      else if (n.endsWith('.json')) workspaces.add(n.slice(0, -'.json'.length));
-    }
-    // A change log whose snapshot is gone (a reset killed between the two) is never read: removed.
-    for (const n of names) {
-      const log = parseLogFileName(n);
-      if (log && !workspaces.has(log[0])) rmSync(join(wsDir, n), { force: true });
-    }
-    for (const n of readdirSync(blobDir)) if (!workspaces.has(n)) rmSync(join(blobDir, n), { recursive: true, force: true });
-  }
-
   static newState(): string {
     return `state-${randomBytes(8).toString('hex')}`;
   }
@@ -155,7 +125,7 @@ export function switchState(dir: DataDir, current: Meta, blobs: BlobStore, next:
 /**
  * Opens a data directory for the store: the lock first (another process must not see, sweep or
  * reset anything of ours, nor we of its), then the marker check, --reset-data, the meta file, and
- * the start-up sweep. No workspace is read here.
+ * the start-up sweep (recovery.ts). No workspace is read here.
  */
 export async function openDataDir(path: string, opts: { scenario: string; seed: number; loadedAt?: number; resetData?: boolean; warn?: (line: string) => void }): Promise<{ dir: DataDir; meta: Meta; lock: DataDirLock }> {
   const dir = new DataDir(path);
@@ -180,7 +150,7 @@ export async function openDataDir(path: string, opts: { scenario: string; seed: 
       meta = { format: DATA_FORMAT, scenario: opts.scenario, seed: opts.seed, signing_key: randomBytes(32).toString('hex'), state: DataDir.newState(), loaded_at: opts.loadedAt };
       dir.writeMeta(meta);
     }
-    dir.sweep(meta.state);
+    sweepDataDir(dir.dir, dir.tmpDir, meta.state);
     return { dir, meta, lock };
   } catch (e) {
     lock.release();

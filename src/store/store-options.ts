@@ -2,8 +2,9 @@
 import type { Clock } from '../primitives/clock.js';
 import type { DataDir, Meta } from './data-dir.js';
 import type { DataDirLock } from './data-dir-lock.js';
-import type { Compaction } from './workspace-log.js';
+import type { Compaction } from './log-writer.js';
 import type { LoadedScenario } from '../scenarios/scenario.js';
+import type { TestHooks } from './test-hooks.js';
 
 export interface StoreOptions {
   /** Absolute path of the data directory; ignored when inMemory. */
@@ -35,6 +36,12 @@ export interface StoreOptions {
    * throwing (the app: pins that could never answer), so a refused start leaves nothing behind.
    */
   acceptScenario?: (scenario: LoadedScenario) => void;
+  /**
+   * Under test only: named crash instants and a smaller compaction threshold (test-hooks.ts).
+   * The store never reads the environment; the command passes these on from CBM_TEST_* under
+   * NODE_ENV=test.
+   */
+  testHooks?: TestHooks;
 }
 
 export interface OnDisk {

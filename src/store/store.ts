@@ -26,17 +26,17 @@ import { BlobStore } from './blobs.js';
 import { openDataDir, switchState } from './data-dir.js';
 import type { OnDisk, StoreOptions } from './store-options.js';
 import type { TextCache } from './json-text.js';
-import { asStorageError, ignoreMissing } from './storage-error.js';
+import { asStorageError, ignoreMissing } from './store-errors.js';
 import { documentFrom, freezeTemplate, loadScenarioOrStop } from './template.js';
 import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
 import { DEFAULT_WORKSPACES_IN_MEMORY, WorkspaceCache } from './workspace-cache.js';
 import { storedPrincipals, workspaceFileName, workspaceFileStem } from './workspace-file.js';
 import { openWorkspace } from './workspace-source.js';
-import { parseLogFileName } from './change-log.js';
-import { testHooks, type TestHooks } from './test-hooks.js';
+import { parseLogFileName } from './log-format.js';
+import { NO_HOOKS, type TestHooks } from './test-hooks.js';
 
-export { StartupError } from './startup-error.js';
+export { StartupError } from './store-errors.js';
 export { workspaceFileName } from './workspace-file.js';
 
 export type { StoreOptions } from './store-options.js';
@@ -64,11 +64,12 @@ export class Store {
   readonly #memoryDir: string | null;
   /** The scenario schema, compiled once for this store when a scenario file first needs it. */
   readonly #schema: ScenarioSchema;
-  /** Named crash instants, under test only (test-hooks.ts). */
-  readonly #hooks: TestHooks = testHooks();
+  /** Named crash instants, under test only (test-hooks.ts): an option, never the environment. */
+  readonly #hooks: TestHooks;
 
   private constructor(opts: StoreOptions, schema: ScenarioSchema, scenario: LoadedScenario, signingKey: Buffer, blobs: BlobStore, disk: OnDisk | null, memoryDir: string | null) {
     this.#opts = opts;
+    this.#hooks = opts.testHooks ?? NO_HOOKS;
     this.#schema = schema;
     this.#scenario = freezeTemplate(scenario);
     this.#seed = opts.seed;

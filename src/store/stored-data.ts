@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceData } from '../model/records.js';
-import { recoverWorkspace } from './change-log.js';
+import { recoverWorkspace } from './recovery.js';
 
 /** Every stored workspace of the data directory's current state, by principal. */
 export function readStoredWorkspaces(dataDir: string): Map<string, WorkspaceData> {

@@ -1,7 +1,7 @@
 /** The active scenario as the store holds it: loaded (or a one-line start-up error) and frozen. */
 import { loadScenario, type LoadedScenario, type ScenarioSchema } from '../scenarios/scenario.js';
 import { deepFreeze } from './json-text.js';
-import { StartupError } from './startup-error.js';
+import { StartupError } from './store-errors.js';
 import type { StoredSession, WorkspaceData } from '../model/records.js';
 
 export async function loadScenarioOrStop(ref: string, now: number, cwd: string | undefined, schema: ScenarioSchema): Promise<LoadedScenario> {

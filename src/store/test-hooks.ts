@@ -1,7 +1,8 @@
 /**
  * Crash instants a test can name (issue 26, item 6): kill points inside the store that timed
- * kills cannot hit (an append takes microseconds). Read from the environment only when
- * NODE_ENV is "test" — a test sets it for the CLI it starts; a user's process never reads them:
+ * kills cannot hit (an append takes microseconds). They reach the store as an option
+ * (StoreOptions.testHooks); the store never reads the environment. Only the command does, under
+ * NODE_ENV=test (src/cli/cli.ts), for the CLI children the robustness tests start:
  *
  *   CBM_TEST_CRASH_AT=<point>[:<n>]   SIGKILL at the n-th time (default 1st) the point is reached
  *   CBM_TEST_COMPACT_BYTES=<bytes>    compact a change log once it holds this many bytes
@@ -25,11 +26,16 @@ export interface TestHooks {
 
 export const NO_HOOKS: TestHooks = { reach: () => undefined, armed: () => false };
 
-export function testHooks(env: NodeJS.ProcessEnv = process.env): TestHooks {
-  if (env.NODE_ENV !== 'test' || (!env.CBM_TEST_CRASH_AT && !env.CBM_TEST_COMPACT_BYTES)) return NO_HOOKS;
-  const [point, nth] = (env.CBM_TEST_CRASH_AT ?? '').split(':');
+/** The switches as given: `crashAt` is `<point>[:<n>]`. */
+export interface TestSwitches {
+  crashAt?: string;
+  compactionBytes?: number;
+}
+
+export function testHooks({ crashAt, compactionBytes }: TestSwitches): TestHooks {
+  if (!crashAt && compactionBytes === undefined) return NO_HOOKS;
+  const [point, nth] = (crashAt ?? '').split(':');
   let left = Number(nth ?? 1);
-  const compactionBytes = env.CBM_TEST_COMPACT_BYTES ? Number(env.CBM_TEST_COMPACT_BYTES) : undefined;
   return {
     compactionBytes,
     armed: (p) => p === point,

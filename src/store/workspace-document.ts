@@ -1,7 +1,8 @@
 /**
  * One principal's document and its lifecycle, under the record methods of Workspace
  * (workspace.ts): lowdb and the in-memory indexes, the copy-on-write view of the scenario until
- * the first write, saving with roll-back, detaching on reset and committing uploaded blobs.
+ * the first write, saving with roll-back (what it rolls back to: recovery.ts), detaching on reset
+ * and committing uploaded blobs.
  *
  * Records (files, secrets, mailboxes, actions) are immutable values: deep-frozen, and changed by
  * replacing them through Workspace's methods. That is what lets the store keep each record's JSON
@@ -16,11 +17,11 @@ import { createHash } from 'node:crypto';
 import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
 import { SessionFileIndex } from './file-index.js';
-import { asStorageError } from './storage-error.js';
+import { asStorageError } from './store-errors.js';
 import { documentFrom, freezeRecords } from './template.js';
 import type { StoredMailbox, StoredSecret, StoredSession, WorkspaceData } from '../model/records.js';
-import type { Change } from './change-log.js';
-import type { WorkspaceLog } from './workspace-log.js';
+import type { Change } from './log-format.js';
+import type { WorkspaceLog } from './log-writer.js';
 
 export type IdPrefix = 'file' | 'sec' | 'sess' | 'mbx';
 
@@ -35,7 +36,7 @@ export interface WorkspacePlace {
   reload?: () => WorkspaceData;
   /** Lets go of the file: the writes already asked for are finished, no later one is made. */
   close?: () => Promise<void>;
-  /** On disk: the snapshot and change log the workspace's changes are written to (workspace-log.ts). */
+  /** On disk: the snapshot and change log the workspace's changes are written to (log-writer.ts). */
   log?: WorkspaceLog;
 }
 
@@ -124,6 +125,11 @@ export class WorkspaceDocument {
     return this.#place.folder;
   }
 
+  /** Where the workspace's uploaded bytes live (its folder in the blob store). */
+  get blobs(): BlobStore {
+    return this.#place.blobs;
+  }
+
   /** True once a reset replaced this workspace: it never writes again. */
   get detached(): boolean {
     return this.#detached;
@@ -174,10 +180,11 @@ export class WorkspaceDocument {
   }
 
   /**
-   * Writes the changes made so far (appended to the change log; in memory, nothing to write). A
-   * write the disk refused rolls the document back to what the disk holds (every change since
-   * the last good write, all of whose callers are told so), so what was not acknowledged is
-   * never written by a later save; a full disk answers 507.
+   * Writes the changes made so far (appended to the change log by log-writer.ts; in memory,
+   * nothing to write). A write the disk refused rolls the document back to what the disk holds
+   * (recovery.ts's readBack: every change since the last good write, all of whose callers are
+   * told so), so what was not acknowledged is never written by a later save; a full disk answers
+   * 507. The Workspace changes call this; a handler never does.
    */
   async save(): Promise<void> {
     // A view has nothing of its own to save: the scenario it shows is where it came from.
@@ -253,7 +260,7 @@ export class WorkspaceDocument {
    */
   newId(prefix: IdPrefix): string {
     this.own();
-    // The position goes to disk with the next group of changes (change-log.ts: next_id).
+    // The position goes to disk with the next group of changes (log-format.ts: next_id).
     const position = this.db.data.next_id++;
     const digest = createHash('sha256').update(`${this.#seed}\0${this.principal}\0${position}`).digest('hex');
     return `${prefix}_${digest.slice(0, 16)}`;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from '../errors/http-error.js';
-import { readDataFile } from './read-data-file.js';
+import { readDataFile } from './store-errors.js';
 import { WORKSPACE_FORMAT, type WorkspaceData } from '../model/records.js';
 
 /**

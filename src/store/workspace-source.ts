@@ -1,18 +1,18 @@
 /**
  * Where a principal's workspace comes from when the store has none in memory: its stored file
- * (blobs checked on this first read), or else a copy-on-write view of the scenario's workspace,
+ * (replayed and its blobs checked on this first read: recovery.ts), or else a copy-on-write view of the scenario's workspace,
  * which gets a file (or a document in memory) only at its first write.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import type { BlobStore } from './blobs.js';
-import { recoverWorkspace, type Recovered } from './change-log.js';
+import { checkBlobs, readBack, recoverWorkspace, type Recovered } from './recovery.js';
 import type { TextCache } from './json-text.js';
 import type { WorkspaceData } from '../model/records.js';
 import { Workspace } from './workspace.js';
 import { workspaceFileName, workspaceFileStem } from './workspace-file.js';
-import { WorkspaceLog, type Compaction } from './workspace-log.js';
+import { WorkspaceLog, type Compaction } from './log-writer.js';
 import type { TestHooks } from './test-hooks.js';
 
 /** The store's parts every workspace it opens shares. */
@@ -59,7 +59,7 @@ export async function openWorkspace(deps: WorkspaceSourceDeps, { principal, wsDi
 
 /**
  * Where a workspace's document is kept: lowdb's in-memory document, written on disk as a
- * snapshot and a change log (workspace-log.ts; a new one's first save writes its snapshot), or
+ * snapshot and a change log (log-writer.ts; a new one's first save writes its snapshot), or
  * only in memory.
  */
 function place(deps: WorkspaceSourceDeps, data: WorkspaceData, wsDir: string | null, stem: string, recovered?: Omit<Recovered, 'data'>): { db: Low<WorkspaceData>; reload?: () => WorkspaceData; close?: () => Promise<void>; log?: WorkspaceLog } {
@@ -70,25 +70,13 @@ function place(deps: WorkspaceSourceDeps, data: WorkspaceData, wsDir: string | n
     { wsDir, stem, texts: deps.texts, document: () => db.data, compact: deps.compactLogs, onCompaction: deps.onCompaction, warn: deps.warn, hooks: deps.hooks },
     recovered,
   );
-  return { db, reload: () => recoverWorkspace(wsDir, stem, file, { hooks: deps.hooks }).data, close: () => log.close(), log };
+  return { db, reload: () => readBack(wsDir, stem, file, deps.hooks), close: () => log.close(), log };
 }
 
-/**
- * First use of a stored workspace: every record's blob is checked (a record whose bytes are
- * gone is dropped, with a warning, rather than answering 200 and then a reset connection),
- * and blobs in its folder that no record names are collected.
- */
+/** First use of a stored workspace: replayed, then its blobs checked (recovery.ts). */
 async function load(deps: WorkspaceSourceDeps, wsDir: string, folder: string): Promise<Workspace> {
   const { data, ...position } = recoverWorkspace(wsDir, folder, join(wsDir, `${folder}.json`), { hooks: deps.hooks });
-  const wanted: string[] = [];
-  for (const s of data.sessions) for (const f of s.files) if (f.blob) wanted.push(f.blob);
-  const present = deps.blobs.checkFolder(folder, wanted);
-  let dropped = 0;
-  for (const s of data.sessions) {
-    const kept = s.files.filter((f) => !f.blob || present.has(f.blob));
-    dropped += s.files.length - kept.length;
-    s.files = kept;
-  }
+  const dropped = checkBlobs(deps.blobs, folder, data);
   const { db, reload, close, log } = place(deps, data, wsDir, folder, position);
   const ws = new Workspace(db, deps.seed, { blobs: deps.blobs, folder, reload, close, log });
   if (dropped) {

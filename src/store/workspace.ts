@@ -1,18 +1,130 @@
 /**
  * One principal's data as handlers see it: sessions and their files, mailboxes and secrets, read
- * through in-memory indexes and changed only through these methods, never through lowdb. Every
- * mutating method is followed by `save()` (workspace-document.ts), awaited before the response
- * leaves, so an acknowledged write is on disk. A record is replaced, never changed in place.
+ * through in-memory indexes and changed only through these methods, never through lowdb. A record
+ * is replaced, never changed in place.
+ *
+ * Two kinds of method change it:
+ * - changes (async: createSession, storeUpload, deleteFile, importDocument, storeSecret, …), one
+ *   per whole change a handler makes, each resolving only once the change is durable — appended
+ *   to the change log (docs/guarantees.md) — and owning the order of its steps (a file's record
+ *   and its bytes: file-writes.ts). Handlers call these and nothing else to write;
+ * - record methods (sync: addSecret, updateMailbox, …), which change the document in memory and
+ *   are written by the next `save()` (workspace-document.ts): the steps the changes are made of,
+ *   and how a test arranges data in a store before handing it to createApp.
  */
+import type { Readable } from 'node:stream';
 import { SessionFileIndex, type FilePage } from './file-index.js';
+import { deleteFile, importDocument, storeUpload, type ImportedDocument, type RecordOf } from './file-writes.js';
 import { deepFreeze } from './json-text.js';
 import type { FileSource, StoredFile, StoredMailbox, StoredSecret, StoredSession } from '../model/records.js';
+import { keyHint } from '../model/secret-rules.js';
+import { scenarioFileStream } from '../scenarios/seeded-content.js';
 import { freezeSession } from './template.js';
 import { secretKey, WorkspaceDocument } from './workspace-document.js';
 
+export type { ImportedDocument, ImportedFile, RecordOf } from './file-writes.js';
+
 export type { IdPrefix, ViewOf, WorkspacePlace } from './workspace-document.js';
 
+type MailboxChanges = Partial<Omit<StoredMailbox, 'id'>>;
+
 export class Workspace extends WorkspaceDocument {
+  // changes: each resolves once durable
+
+  /** Adds a session (its id not taken: the caller checked). */
+  async createSession(session: StoredSession): Promise<StoredSession> {
+    this.addSession(session);
+    await this.save();
+    return session;
+  }
+
+  /**
+   * Stores an upload (a temporary blob) with its record, or neither: `recordOf(blob)` makes the
+   * record once the bytes are committed, and may throw (its session gone meanwhile).
+   */
+  storeUpload(temp: string, recordOf: RecordOf): Promise<StoredFile> {
+    return storeUpload(this, temp, recordOf);
+  }
+
+  /** Deletes a file with its bytes; the removed record, or undefined when there was none. */
+  deleteFile(session: StoredSession, fileId: string): Promise<StoredFile | undefined> {
+    return deleteFile(this, session, fileId);
+  }
+
+  /** Replaces the whole document with an imported one, the bytes it brings stored with it. */
+  importDocument(doc: ImportedDocument): Promise<void> {
+    return importDocument(this, doc);
+  }
+
+  /**
+   * What a --spec operation's generated answer changed (issue 30): whether it took ids from the
+   * id generator (whose position is part of the workspace, so a restart repeats none) and the
+   * session it started, made to exist empty unless it does. Resolves once durable.
+   */
+  async recordGeneratedAnswer(idsTaken: boolean, startedSession?: string): Promise<void> {
+    const added = startedSession !== undefined && this.ensureSession(startedSession);
+    if (idsTaken || added) await this.save();
+  }
+
+  /** A file's bytes: its blob's, or (a scenario's file) derived from its id and size. */
+  openFile(file: StoredFile): Readable {
+    return file.blob ? this.blobs.read(file.blob) : scenarioFileStream(file);
+  }
+
+  /**
+   * Stores a secret by namespace and name. A name that exists in the namespace gets the new value
+   * and keeps its id and created_at (chosen: the service's behaviour here is not recorded).
+   */
+  async storeSecret(namespace: StoredSecret['namespace'], name: string, value: string, now: number): Promise<StoredSecret> {
+    const existing = this.secret(namespace, name);
+    const secret = existing
+      ? this.updateSecret(existing, { value, key_hint: keyHint(value) })
+      : this.addSecret({ id: this.newId('sec'), namespace, name, value, key_hint: keyHint(value), created_at: now, last_used_at: null });
+    await this.save();
+    return secret;
+  }
+
+  /** Records that a secret's value was read now; the secret as it now is. */
+  async useSecret(secret: StoredSecret, now: number): Promise<StoredSecret> {
+    const used = this.updateSecret(secret, { last_used_at: now });
+    await this.save();
+    return used;
+  }
+
+  /** False when no secret has the id. */
+  async deleteSecret(id: string): Promise<boolean> {
+    if (!this.removeSecret(id)) return false;
+    await this.save();
+    return true;
+  }
+
+  async connectMailbox(mailbox: StoredMailbox): Promise<StoredMailbox> {
+    this.addMailbox(mailbox);
+    await this.save();
+    return mailbox;
+  }
+
+  /** Replaces each mailbox with a changed copy, in one durable change; the new records. */
+  async changeMailboxes(changes: ReadonlyArray<readonly [StoredMailbox, MailboxChanges]>): Promise<StoredMailbox[]> {
+    const changed = changes.map(([m, c]) => this.updateMailbox(m, c));
+    if (changed.length) await this.save();
+    return changed;
+  }
+
+  async changeMailbox(mailbox: StoredMailbox, changes: MailboxChanges): Promise<StoredMailbox> {
+    const [changed] = await this.changeMailboxes([[mailbox, changes]]);
+    return changed;
+  }
+
+  /** False when no mailbox has the id. */
+  async deleteMailbox(id: string): Promise<boolean> {
+    if (!this.removeMailbox(id)) return false;
+    await this.save();
+    return true;
+  }
+
+  // record methods: in memory, written by the next save()
+
   // sessions and files
 
   session(id: string): StoredSession | undefined {
@@ -87,7 +199,7 @@ export class Workspace extends WorkspaceDocument {
   }
 
   /** Replaces a mailbox with a changed copy; returns the new record. */
-  updateMailbox(mailbox: StoredMailbox, changes: Partial<Omit<StoredMailbox, 'id'>>): StoredMailbox {
+  updateMailbox(mailbox: StoredMailbox, changes: MailboxChanges): StoredMailbox {
     this.own();
     const list = this.db.data.mailboxes;
     const i = list.indexOf(mailbox);

@@ -4,7 +4,7 @@
  * line written, a group written but not yet acknowledged, a compaction's snapshot part-written to
  * its temporary file, the new snapshot renamed into place before the old log generations are
  * deleted, and recovery about to cut a torn line off. The process kills itself there
- * (CBM_TEST_CRASH_AT, read only under NODE_ENV=test: src/store/test-hooks.ts) while writers of
+ * (CBM_TEST_CRASH_AT, read only by the CLI under NODE_ENV=test: src/store/test-hooks.ts) while writers of
  * two principals store secrets and upload files. After the restart: every acknowledged write is
  * there, every file's bytes download with its checksum, no blob is left that no record names, no
  * temporary file is left, and the disk (snapshot plus log, as the store reads it) holds what the
@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseLogFileName } from '../../src/store/change-log.js';
+import { parseLogFileName } from '../../src/store/log-format.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 import { blobFiles, storedWorkspaces, tempFiles, workspacesDir } from '../data-layout.js';
 

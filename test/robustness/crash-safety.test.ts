@@ -2,7 +2,7 @@
  * SIGKILL in the middle of a write storm, then a restart on the same data directory: every file
  * parses, every write whose answer arrived before the kill is there, and an upload cut off by
  * the kill leaves neither a stray blob nor a record without bytes. The process kills itself at a
- * named instant of an append (CBM_TEST_CRASH_AT, read only under NODE_ENV=test:
+ * named instant of an append (CBM_TEST_CRASH_AT, read only by the CLI under NODE_ENV=test:
  * src/store/test-hooks.ts) — half a line written, or a line written and not yet acknowledged —
  * while three principals store secrets and one upload sends its bytes slowly; crash-instants.test.ts
  * does the same with uploads and compactions.

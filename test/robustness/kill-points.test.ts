@@ -1,7 +1,7 @@
 /**
  * The CLI killed inside each operation that replaces or adds state (issue 15 "Done when"): a reset
  * of everything, a reset of one principal, a scenario switch, a workspace import and an upload —
- * at named instants (CBM_TEST_CRASH_AT, read only under NODE_ENV=test: src/store/test-hooks.ts),
+ * at named instants (CBM_TEST_CRASH_AT, read only by the CLI under NODE_ENV=test: src/store/test-hooks.ts),
  * not after timed delays, which mostly landed before or after the operation. Each case builds its
  * state in a first run that stops cleanly, then a second run makes some more acknowledged writes
  * and starts the operation, which kills the process at its instant; a third run checks, through

@@ -21,7 +21,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// Writes are appended lines (change-log.ts), but a workspace written whole — a principal's first
+// Writes are appended lines (log-format.ts), but a workspace written whole — a principal's first
 // write after each reset copies the scenario into a snapshot of its own, and an import writes one —
 // takes a while with the paging scenario's 5,000 file records: that is what lets a second operation
 // arrive while such a save is on its way to disk.

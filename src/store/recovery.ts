@@ -1,60 +1,60 @@
 /**
- * A workspace on disk is a snapshot plus an append-only log of changes (issue 26), so that an
- * acknowledged write costs what it changed, not what the workspace holds.
+ * Every step recovery takes, in one place — what makes a data directory a crash left behind
+ * consistent again, and when each step runs:
  *
- *   <stem>.json        the snapshot: the lowdb document as today, plus `log_seq` (the last group
- *                      of changes it includes) and `log_gen` (the log generation appended to after it)
- *   <stem>.<gen>.log   JSON lines, one line per group of acknowledged changes:
- *                      {"seq":N,"next_id":K,"changes":[…]}
- *
- * Groups are numbered 1, 2, 3…; replay applies, in order, the groups after the snapshot's
- * `log_seq`, which must follow it without a gap. A last line without its newline is a torn
- * append (a kill mid-write, never acknowledged): it is dropped whole and cut off the file before
- * the next append. A complete line that cannot be applied makes the workspace corrupt: its
- * principal gets a 500 naming the file and --reset-data, as for a broken snapshot.
- *
- * Compaction writes a new snapshot atomically (temporary file, then rename) when the log has
- * outgrown it, and switches appends to a new generation first, so nothing is ever truncated in
- * place: a crash before the rename leaves the old snapshot and every log (replay skips nothing it
- * should apply), a crash after it leaves old generations whose groups the new snapshot already
- * holds (replay skips them), and they are deleted once the snapshot is on disk. An old data
- * directory's `<stem>.json` with no log is a snapshot with an empty log.
+ * 1. At start-up (lock held, meta.json ours): the sweep — unfinished uploads, state directories a
+ *    finished reset left behind, workspace temporaries, a change log whose snapshot is gone (a
+ *    reset of one principal killed between the two: never replayed), and blob folders of
+ *    workspaces that no longer exist. No workspace is read then.
+ * 2. At a workspace's first use: replay — its snapshot, then the groups of its log generations
+ *    after it (the format: log-format.ts); a torn last line (a kill mid-append, never
+ *    acknowledged) is dropped whole and cut off its file; a complete line that cannot be applied
+ *    makes the workspace corrupt (its principal answers 500 naming the file, left untouched).
+ * 3. Then the blob check: a record whose bytes are gone is dropped with a warning line, and blobs
+ *    in its folder that no record names (a crash between an upload's bytes and its record, or a
+ *    delete's record and its bytes) are collected.
+ * 4. After a write the disk refused: roll-back — the document goes back to what the disk holds
+ *    (readBack: the same replay), so what was not acknowledged is never written by a later write
+ *    (WorkspaceDocument.save applies it).
  */
-import { existsSync, readFileSync, truncateSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from '../errors/http-error.js';
 import { compareFiles, type StoredFile, type StoredMailbox, type StoredSecret, type StoredSession, type WorkspaceData } from '../model/records.js';
+import type { BlobStore } from './blobs.js';
+import { logFileName, parseLogFileName, type Group, type Snapshot } from './log-format.js';
 import { NO_HOOKS, type TestHooks } from './test-hooks.js';
 import { readWorkspaceFile } from './workspace-file.js';
 
-/** One change, as a Workspace method made it (records are whole, frozen values). */
-export type Change =
-  | { t: 'session'; session: StoredSession }
-  | { t: 'file'; session: string; file: StoredFile }
-  | { t: '-file'; session: string; id: string }
-  | { t: 'mailbox'; mailbox: StoredMailbox }
-  | { t: '-mailbox'; id: string }
-  | { t: 'secret'; secret: StoredSecret }
-  | { t: '-secret'; id: string };
+// 1. The start-up sweep
 
-/** One line of the log. */
-export interface Group {
-  seq: number;
-  /** The id generator's position after the group (ids never repeat after a replay). */
-  next_id: number;
-  changes: Change[];
+/** The start-up sweep of a data directory whose current state directory is `state`. */
+export function sweepDataDir(dataDir: string, tmpDir: string, state: string): void {
+  rmSync(tmpDir, { recursive: true, force: true });
+  mkdirSync(tmpDir, { recursive: true });
+  for (const n of readdirSync(dataDir)) {
+    if (/^state-/.test(n) && n !== state) rmSync(join(dataDir, n), { recursive: true, force: true });
+    if (/^\.meta\.json\./.test(n)) rmSync(join(dataDir, n), { force: true });
+  }
+  const wsDir = join(dataDir, state, 'workspaces');
+  const blobDir = join(dataDir, state, 'blobs');
+  mkdirSync(wsDir, { recursive: true });
+  mkdirSync(blobDir, { recursive: true });
+  const workspaces = new Set<string>();
+  const names = readdirSync(wsDir);
+  for (const n of names) {
+    if (n.endsWith('.tmp')) rmSync(join(wsDir, n), { force: true });
+    else if (n.endsWith('.json')) workspaces.add(n.slice(0, -'.json'.length));
+  }
+  // A change log whose snapshot is gone (a reset killed between the two) is never read: removed.
+  for (const n of names) {
+    const log = parseLogFileName(n);
+    if (log && !workspaces.has(log[0])) rmSync(join(wsDir, n), { force: true });
+  }
+  for (const n of readdirSync(blobDir)) if (!workspaces.has(n)) rmSync(join(blobDir, n), { recursive: true, force: true });
 }
 
-/** The snapshot as stored: the document and where in the log it stands. */
-export type Snapshot = WorkspaceData & { log_seq?: number; log_gen?: number };
-
-export const logFileName = (stem: string, gen: number) => `${stem}.${gen}.log`;
-
-/** `<stem>.<gen>.log` → [stem, gen], or null for any other name. */
-export function parseLogFileName(name: string): [stem: string, gen: number] | null {
-  const m = /^([^.]+)\.(\d+)\.log$/.exec(name);
-  return m ? [m[1], Number(m[2])] : null;
-}
+// 2. Replay, and the torn line
 
 /** What recovery found: the document, and where the log writer goes on from. */
 export interface Recovered {
@@ -193,4 +193,43 @@ export function applyGroups(data: WorkspaceData, groups: Group[], file: string):
       files ? { id: s.id, actions: s.actions, files: [...files.values()].sort(compareFiles) } : s,
     );
   }
+}
+
+// 3. The blob check
+
+/**
+ * First use of a stored workspace: every record's blob is checked (a record whose bytes are gone
+ * is dropped rather than answering 200 and then a reset connection), and whatever else is in its
+ * folder goes. Returns how many records were dropped (the caller then writes a new snapshot).
+ */
+export function checkBlobs(blobs: BlobStore, folder: string, data: WorkspaceData): number {
+  const wanted = new Set<string>();
+  for (const s of data.sessions) for (const f of s.files) if (f.blob) wanted.add(f.blob);
+  const present = new Set<string>();
+  const dir = join(blobs.root, folder);
+  let names: string[] = [];
+  try {
+    if (lstatSync(dir).isDirectory()) names = readdirSync(dir);
+  } catch {
+    // no folder: no blobs
+  }
+  for (const f of names) {
+    const name = `${folder}/${f}`;
+    if (wanted.has(name) && lstatSync(join(dir, f)).isFile()) present.add(name);
+    else rmSync(join(dir, f), { recursive: true, force: true });
+  }
+  let dropped = 0;
+  for (const s of data.sessions) {
+    const kept = s.files.filter((f) => !f.blob || present.has(f.blob));
+    dropped += s.files.length - kept.length;
+    s.files = kept;
+  }
+  return dropped;
+}
+
+// 4. Roll-back
+
+/** What the disk holds of a workspace now: the document a refused write rolls back to. */
+export function readBack(wsDir: string, stem: string, snapshotFile: string, hooks?: TestHooks): WorkspaceData {
+  return recoverWorkspace(wsDir, stem, snapshotFile, { hooks }).data;
 }

@@ -1,7 +1,7 @@
 /**
- * The writer of one workspace's snapshot and change log (the format: change-log.ts). Workspace
- * methods record their changes here; `flush()` (the workspace's save) resolves once every change
- * recorded before it is on disk.
+ * The log writer: where a workspace's write becomes durable. Workspace methods record their
+ * changes here; `flush()` (the workspace's save) resolves once every change recorded before it is
+ * appended to the change log (the format: log-format.ts; read back by recovery.ts).
  *
  * Group commit: one append at a time; every change that comes in while an append is under way
  * goes into the next one, as one line. A client is answered only once the append holding its
@@ -14,20 +14,19 @@
  * slices of copying and serialising the document), and when the document must be written whole:
  * a copy-on-write view's first write, an imported workspace, a load that dropped records.
  */
-import { open, rename, truncate, unlink } from 'node:fs/promises';
+import { open, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkspaceData } from '../model/records.js';
-import { logFileName, type Change, type Group, type Recovered, type Snapshot } from './change-log.js';
-import { tempNameFor } from './data-dir.js';
+import { logFileName, type Change, type Group, type Snapshot } from './log-format.js';
+import type { Recovered } from './recovery.js';
 import { serializeJson, type TextCache } from './json-text.js';
-import { ignoreMissing } from './storage-error.js';
+import { writeSnapshot } from './snapshot-writer.js';
+import { ignoreMissing } from './store-errors.js';
 import { documentFrom } from './template.js';
 import { NO_HOOKS, type TestHooks } from './test-hooks.js';
 
 /** The log is compacted once it weighs more than the snapshot, and at least this much. */
 const MIN_COMPACTION_BYTES = 1024 * 1024;
-/** Serialising a snapshot yields to waiting requests after this long. */
-const SLICE_MS = 4;
 const NEWLINE = Buffer.from('\n');
 
 export interface Compaction {
@@ -234,7 +233,7 @@ export class WorkspaceLog {
     this.#logBytes = 0;
     const run = (async () => {
       try {
-        const { bytes, pauseMs } = await this.#writeSnapshot(capture.data, true);
+        const { bytes, pauseMs } = await writeSnapshot(this.snapshotFile, capture.data, { texts: this.#o.texts, sliced: true, hooks: this.#hooks });
         this.#snapshotBytes = bytes;
         await this.#removeGenerations(old);
         const records = capture.data.secrets.length + capture.data.mailboxes.length + capture.data.sessions.reduce((n, s) => n + s.files.length, 0);
@@ -265,7 +264,7 @@ export class WorkspaceLog {
     await this.#compacting;
     const old = this.#gens;
     const capture = this.#capture(this.#seq, this.#gen + 1);
-    const { bytes } = await this.#writeSnapshot(capture.data, false);
+    const { bytes } = await writeSnapshot(this.snapshotFile, capture.data, { texts: this.#o.texts, sliced: false, hooks: this.#hooks });
     this.#hooks.reach('after-snapshot');
     this.#gen = capture.data.log_gen!;
     this.#gens = [];
@@ -274,38 +273,6 @@ export class WorkspaceLog {
     this.#repair = false;
     this.#snapshotBytes = bytes;
     await this.#removeGenerations(old);
-  }
-
-  /** Writes the snapshot to a temporary file, then renames it into place (atomic). */
-  async #writeSnapshot(data: Snapshot, sliced: boolean): Promise<{ bytes: number; pauseMs: number }> {
-    const temp = tempNameFor(this.snapshotFile);
-    let bytes = 0;
-    let pauseMs = 0;
-    try {
-      const fh = await open(temp, 'wx', 0o600);
-      try {
-        if (!sliced) {
-          const text = serializeJson(data, this.#o.texts);
-          await fh.write(text);
-          bytes = text.length;
-        } else {
-          for await (const piece of slices(data, this.#o.texts)) {
-            pauseMs = Math.max(pauseMs, piece.ms);
-            await fh.write(piece.bytes);
-            bytes += piece.bytes.length;
-            this.#hooks.reach('mid-compaction');
-          }
-        }
-      } finally {
-        await fh.close();
-      }
-      await rename(temp, this.snapshotFile);
-      if (sliced) this.#hooks.reach('after-rename');
-    } catch (e) {
-      await unlink(temp).catch(() => undefined);
-      throw e;
-    }
-    return { bytes, pauseMs };
   }
 
   async #removeGenerations(gens: number[]): Promise<void> {
@@ -323,71 +290,5 @@ export class WorkspaceLog {
     this.#buffer = [];
     await this.#chain;
     await this.#compacting;
-  }
-}
-
-/**
- * The snapshot's JSON in pieces, each made within about SLICE_MS, yielding to the event loop
- * between them: the records' kept text makes each piece mostly copying.
- */
-async function* slices(data: Snapshot, texts: TextCache): AsyncGenerator<{ bytes: Buffer; ms: number }> {
-  let began = performance.now();
-  let parts: Buffer[] = [];
-  const push = (b: Buffer) => parts.push(b);
-  const due = () => performance.now() - began > SLICE_MS;
-  const take = () => {
-    const piece = { bytes: Buffer.concat(parts), ms: performance.now() - began };
-    parts = [];
-    return piece;
-  };
-  const yieldNow = () => new Promise<void>((r) => setImmediate(r));
-  async function* list(items: readonly unknown[]): AsyncGenerator<{ bytes: Buffer; ms: number }> {
-    push(Buffer.from('['));
-    for (let i = 0; i < items.length; i++) {
-      if (i) push(Buffer.from(','));
-      push(serializeJson(items[i], texts));
-      if ((i & 255) === 255 && due()) {
-        yield take();
-        await yieldNow();
-        began = performance.now();
-      }
-    }
-    push(Buffer.from(']'));
-  }
-  push(Buffer.from('{'));
-  let first = true;
-  for (const key of Object.keys(data) as (keyof Snapshot)[]) {
-    const value = data[key];
-    if (value === undefined) continue;
-    push(Buffer.from(`${first ? '' : ','}${JSON.stringify(key)}:`));
-    first = false;
-    if (key === 'sessions') {
-      // Sessions are few; their files are many: each list is sliced.
-      yield* sessionsSliced(data.sessions);
-    } else if (key === 'mailboxes' || key === 'secrets') {
-      yield* list(value as readonly unknown[]);
-    } else {
-      push(serializeJson(value, texts));
-    }
-  }
-  push(Buffer.from('}'));
-  yield take();
-
-  async function* sessionsSliced(sessions: Snapshot['sessions']): AsyncGenerator<{ bytes: Buffer; ms: number }> {
-    push(Buffer.from('['));
-    for (let i = 0; i < sessions.length; i++) {
-      const session = sessions[i] as unknown as Record<string, unknown>;
-      push(Buffer.from(i ? ',{' : '{'));
-      let firstKey = true;
-      for (const k of Object.keys(session)) {
-        if (session[k] === undefined) continue;
-        push(Buffer.from(`${firstKey ? '' : ','}${JSON.stringify(k)}:`));
-        firstKey = false;
-        if (k === 'files') yield* list(session[k] as readonly unknown[]);
-        else push(serializeJson(session[k], texts));
-      }
-      push(Buffer.from('}'));
-    }
-    push(Buffer.from(']'));
   }
 }
