@@ -180,18 +180,22 @@ describe('determinism', () => {
     return answers;
   }
 
+  /** One run of seed 7 for every test here that needs one (the first test makes a second). */
+  let sevenOnce: Promise<unknown[]> | undefined;
+  const seven = () => (sevenOnce ??= run(7));
+
   test('two fresh apps with the same seed answer the same requests with the same bodies', async () => {
-    const [first, second] = [await run(7), await run(7)];
+    const [first, second] = [await seven(), await run(7)];
     expect(first.filter((a: any) => a[0] < 200 || a[0] >= 300)).toEqual([]);
     expect(second).toEqual(first);
   });
 
   test('another seed answers other values', async () => {
-    expect(await run(8)).not.toEqual(await run(7));
+    expect(await run(8)).not.toEqual(await seven());
   });
 
   test('two sessions started in one run get distinct ids', async () => {
-    const [a, b] = (await run(7)).slice(0, 2).map((x: any) => x[2].session_id);
+    const [a, b] = (await seven()).slice(0, 2).map((x: any) => x[2].session_id);
     expect(a).not.toBe(b);
   });
 });
