@@ -61,7 +61,7 @@ async function start(args: string[] = [], dir = mkdtempSync(join(root, 'cli-')))
 }
 type Mock = Awaited<ReturnType<typeof start>>;
 
-/** One CLI for the describe block it is called in. */
+/** One CLI for the describe block it is called in (at the top level: for the whole file). */
 function shared(): () => Mock {
   let m: Mock;
   beforeAll(async () => {
@@ -69,6 +69,11 @@ function shared(): () => Mock {
   });
   return () => m;
 }
+
+// The snapshot and fault refusals (each case in a workspace of its own, or writing nothing) and
+// the 100 MiB round trip, which runs last and in the demo key's workspace, which no refusal
+// changes, share one CLI with the default options.
+const common = shared();
 
 /**
  * One request on a connection of its own, closed after it. fetch's pool would send the next
@@ -129,7 +134,7 @@ describe('the clock stays within years 1–9999', () => {
 });
 
 describe('a workspace snapshot holds only what the service can represent', () => {
-  const mock = shared();
+  const mock = common;
   // Each case imports into a workspace of its own: that of a token of its own.
   let n = 0;
   const own = () => {
@@ -169,7 +174,7 @@ describe('a workspace snapshot holds only what the service can represent', () =>
 });
 
 describe('a fault is one HTTP can answer', () => {
-  const mock = shared();
+  const mock = common;
   test.each([
     [{ status: 500, headers: { 'Bad Name': 'x' } }, /not a valid header name/],
     [{ status: 500, headers: { 'X-Ok': 'line\r\nInjected: yes' } }, /not a valid header value|string_pattern_mismatch/],
@@ -211,7 +216,7 @@ describe('large files', () => {
   });
 
   test('a workspace holding a 100 MiB upload exports and re-imports; /health answers meanwhile', async () => {
-    const { cli, principal } = await start();
+    const { cli, principal } = common();
     const content = Buffer.alloc(100 * 1024 * 1024, 'ab');
     const body = multipart('bb', [{ name: 'file', filename: 'big.bin', type: 'application/octet-stream', content }]);
     const up = await fresh('POST', `${cli.url}/sessions/sess_demo/files`, { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body);

@@ -208,11 +208,11 @@ function verifyDisk(data: string, view: ApiView, { compacted }: { compacted: boo
   }
 }
 
-/** 40 secrets and a file per principal, one at a time, each acknowledged. */
-async function writeMore(cli: RunningCli, prefix: string): Promise<Acked[]> {
+/** `secrets` secrets and a file per principal, one at a time, each acknowledged. */
+async function writeMore(cli: RunningCli, prefix: string, secrets: number): Promise<Acked[]> {
   const out: Acked[] = [];
   for (const token of TOKENS) {
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < secrets; i++) {
       const name = `${prefix}_${token}_${i}`.replace(/-/g, '_');
       expect([name, await storeSecret(cli.url, token, name)]).toEqual([name, 'ok']);
       out.push({ token, kind: 'secret', name });
@@ -231,9 +231,13 @@ async function stop(cli: RunningCli): Promise<void> {
 }
 
 type Point = 'mid-append' | 'between-groups' | 'mid-compaction' | 'after-rename' | 'mid-repair';
-/** The point, and the CBM_TEST_CRASH_AT of the first run (mid-repair needs a torn line first). */
+/**
+ * The point, and the CBM_TEST_CRASH_AT of the first run (mid-repair needs a torn line first).
+ * mid-append has no case of its own: mid-repair's first run is killed at mid-append:20, its
+ * checks of that crash are the same, and the repair killed before it cuts anything leaves the
+ * same torn state (asserted) for the same second and third runs.
+ */
 const CASES: [Point, string][] = [
-  ['mid-append', 'mid-append:20'],
   ['between-groups', 'between-groups:20'],
   ['mid-compaction', 'mid-compaction:1'],
   ['mid-compaction', 'mid-compaction:2'],
@@ -282,8 +286,10 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   let view: ApiView;
   try {
     await verifyApi(second, principals, acked);
-    more = await writeMore(second, 'after');
-    view = await verifyApi(second, principals, [...acked, ...more]);
+    // A few writes show the log goes on (no compaction to reach in this run).
+    more = await writeMore(second, 'after', 10);
+    // `acked` was checked by this process just above; the third run checks it again, with `more`.
+    view = await verifyApi(second, principals, more);
   } finally {
     await stop(second);
   }
@@ -293,7 +299,8 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   const third = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_COMPACT_BYTES: COMPACT_BYTES } });
   try {
     await verifyApi(third, principals, [...acked, ...more]);
-    more = [...more, ...(await writeMore(third, 'later'))];
+    // 40 secrets a principal: past COMPACT_BYTES, so each log compacts in this run.
+    more = [...more, ...(await writeMore(third, 'later', 40))];
     view = await verifyApi(third, principals, [...acked, ...more]);
   } finally {
     await stop(third);

@@ -2,8 +2,9 @@
  * The CLI killed inside each operation that replaces or adds state (issue 15 "Done when"): a reset
  * of everything, a reset of one principal, a scenario switch, a workspace import and an upload —
  * at named instants (CBM_TEST_CRASH_AT, read only by the CLI under NODE_ENV=test: src/store/test-hooks.ts),
- * not after timed delays, which mostly landed before or after the operation. Each case builds its
- * state in a first run that stops cleanly, then a second run makes some more acknowledged writes
+ * not after timed delays, which mostly landed before or after the operation. A first run builds
+ * the state every case starts from and stops cleanly (once for the file: each case runs on a copy
+ * of its data directory), then a second run makes some more acknowledged writes
  * and starts the operation, which kills the process at its instant; a third run checks, through
  * the API and on disk: every acknowledged write the operation does not replace is there, what it
  * replaced is wholly gone (the instants lie after each operation's commit point), every record's
@@ -13,7 +14,7 @@
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { workspaceFileStem } from '../../src/store/workspace-file.js';
@@ -150,21 +151,52 @@ interface Crashed {
   before: Write[];
 }
 
+/** What the first run left: its directory (holding `data`), the principals, its writes, A's export. */
+interface Setup {
+  cwd: string;
+  principals: Map<Token, string>;
+  setup: Write[];
+  /** A's workspace as the first run left it (what the import case imports). */
+  snapshotA: string;
+}
+
+let setupOnce: Promise<Setup> | undefined;
 /**
- * A first run writes the setup and stops cleanly; a second, armed with `crashAt`, writes some more,
- * then runs `operation`, which must die at the instant (SIGKILL, no answer).
+ * The first run, once for the file: it writes the setup and stops cleanly. Every case starts from
+ * a copy of the data directory it left (nothing in it names its own path).
  */
-async function crashDuring(name: string, crashAt: string, operation: (url: string, c: Crashed) => Promise<number | 'gone'>, prepare?: (url: string, c: Crashed) => Promise<void>): Promise<Crashed> {
+function firstRun(): Promise<Setup> {
+  setupOnce ??= (async () => {
+    const cwd = mkdtempSync(join(root, 'setup-'));
+    const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
+    try {
+      const principals = new Map<Token, string>();
+      for (const token of TOKENS) principals.set(token, await principalOf(first.url, token));
+      const setup = await writeSome(first.url, 'setup');
+      const snapshotA = await (await fetch(`${first.url}/__mock/workspaces/${encodeURIComponent(principals.get('kill-a')!)}`)).text();
+      return { cwd, principals, setup, snapshotA };
+    } finally {
+      await stop(first);
+    }
+  })();
+  return setupOnce;
+}
+
+/** A directory of its own for a case, holding a copy of the first run's data directory. */
+async function fromFirstRun(name: string): Promise<{ cwd: string; data: string; first: Setup }> {
+  const first = await firstRun();
   const cwd = mkdtempSync(join(root, `${name}-`));
-  const c: Crashed = { cwd, data: join(cwd, 'data'), principals: new Map(), setup: [], before: [] };
-  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
-  try {
-    for (const token of TOKENS) c.principals.set(token, await principalOf(first.url, token));
-    c.setup = await writeSome(first.url, 'setup');
-    await prepare?.(first.url, c);
-  } finally {
-    await stop(first);
-  }
+  cpSync(join(first.cwd, 'data'), join(cwd, 'data'), { recursive: true });
+  return { cwd, data: join(cwd, 'data'), first };
+}
+
+/**
+ * On a copy of the first run's data, a second run armed with `crashAt` writes some more, then
+ * runs `operation`, which must die at the instant (SIGKILL, no answer).
+ */
+async function crashDuring(name: string, crashAt: string, operation: (url: string, c: Crashed) => Promise<number | 'gone'>): Promise<Crashed> {
+  const { cwd, data, first } = await fromFirstRun(name);
+  const c: Crashed = { cwd, data, principals: first.principals, setup: first.setup, before: [] };
   const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_CRASH_AT: crashAt } });
   try {
     c.before = await writeSome(second.url, 'before');
@@ -241,18 +273,10 @@ test.concurrent('a scenario switch killed after its commit comes back as the new
 }, 120_000);
 
 test.concurrent("an import killed with its snapshot in place (the old log and the replaced files' blobs not yet deleted) comes back as the imported state; the other principal keeps every acknowledged write", async () => {
-  let snapshot = '';
-  let exported: Write[] = [];
-  const c = await crashDuring(
-    'import',
-    'after-snapshot:1',
-    (url, k) => control(url, 'PUT', `/__mock/workspaces/${encodeURIComponent(k.principals.get('kill-a')!)}`, snapshot),
-    async (url, k) => {
-      // A's workspace as it was after its first setup writes; what A writes afterwards, the import replaces.
-      snapshot = await (await fetch(`${url}/__mock/workspaces/${encodeURIComponent(k.principals.get('kill-a')!)}`)).text();
-      exported = k.setup.filter(A);
-    },
-  );
+  // A's workspace as it was after the first run's setup writes; what A writes afterwards, the import replaces.
+  const { snapshotA: snapshot } = await firstRun();
+  const c = await crashDuring('import', 'after-snapshot:1', (url, k) => control(url, 'PUT', `/__mock/workspaces/${encodeURIComponent(k.principals.get('kill-a')!)}`, snapshot));
+  const exported = c.setup.filter(A);
   const all = [...c.setup, ...c.before];
   const replaced = c.before.filter(A);
   const uploads = await afterRestart(c, (url) => expectState(url, [...exported, ...all.filter(B)], replaced));
@@ -287,15 +311,8 @@ test.concurrent.each([
 }, 120_000);
 
 test.concurrent('a file whose bytes are gone from disk is no longer listed after a restart; every other acknowledged write is kept', async () => {
-  const cwd = mkdtempSync(join(root, 'lost-blob-'));
-  const data = join(cwd, 'data');
-  const first = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
-  let written: Write[];
-  try {
-    written = await writeSome(first.url, 'setup');
-  } finally {
-    await stop(first);
-  }
+  const { cwd, data, first } = await fromFirstRun('lost-blob');
+  const written = first.setup;
   // One of A's uploads loses its blob (a disk repaired by hand, a backup restored without it):
   // the blob whose bytes are that upload's.
   const lost = written.find((w) => A(w) && w.kind === 'file') as Extract<Write, { kind: 'file' }>;
