@@ -101,9 +101,9 @@ async function call(c: Call): Promise<number> {
   const path = c.path.replace('{demo}', demo);
   if (c.multipart) {
     const body = multipart('fz', [{ name: 'file', filename: 'f.txt', type: 'text/plain', content: 'fuzz' }]);
-    return (await fetch(`${cli.url}${path}`, { method: c.method, headers: { 'Content-Type': 'multipart/form-data; boundary=fz' }, body })).status;
+    return (await fetch(`${cli.url}${path}`, { method: c.method, headers: { 'Content-Type': 'multipart/form-data; boundary=fz', Connection: 'close' }, body })).status;
   }
-  const res = await fetch(`${cli.url}${path}`, { method: c.method, headers: { 'Content-Type': 'application/json' }, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+  const res = await fetch(`${cli.url}${path}`, { method: c.method, headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
   await res.arrayBuffer();
   return res.status;
 }
@@ -150,10 +150,24 @@ test('the fuzzer has a generator for every control-plane operation', () => {
   expect(Object.keys(OPERATIONS).sort()).toEqual(operationIds('control-plane.openapi.json').sort());
 });
 
-test(`${RUNS_PER_OPERATION} fuzzed requests per control-plane operation: never a 5xx; then every service operation answers below 500, also after a restart`, async () => {
+/**
+ * The distinct calls among `RUNS_PER_OPERATION` samples, in the order drawn. An operation with a
+ * small domain (listWorkspaces has one request; getCoverage three) draws the same request again and
+ * again, each sent right after the last on the state it left: sent once, it tries what the repeats
+ * tried. (Seed 16 draws 581 distinct calls of 1,450.)
+ */
+function distinctCalls(arbitrary: fc.Arbitrary<Call>): Call[] {
+  const seen = new Set<string>();
+  return fc.sample(arbitrary, { seed: SEED, numRuns: RUNS_PER_OPERATION }).filter((c) => {
+    const key = JSON.stringify([c.method, c.path, c.body, c.multipart]);
+    return !seen.has(key) && (seen.add(key), true);
+  });
+}
+
+test(`${RUNS_PER_OPERATION} fuzzed requests per control-plane operation, each distinct one sent: never a 5xx; then every service operation answers below 500, also after a restart`, async () => {
   const failures: string[] = [];
   for (const [name, arbitrary] of Object.entries(OPERATIONS)) {
-    for (const c of fc.sample(arbitrary, { seed: SEED, numRuns: RUNS_PER_OPERATION })) {
+    for (const c of distinctCalls(arbitrary)) {
       const status = await call(c);
       if (status >= 500) failures.push(`${name}: ${c.method} ${c.path.slice(0, 80)} ${JSON.stringify(c.body)?.slice(0, 300)} → ${status}`);
     }
