@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { startCli, type RunningCli } from './cli-process.js';
 
 // Each case has a directory of its own. The first case spends most of its time waiting out the
-// 8 s grace period, so it runs beside the others (test.concurrent); the second stays out of
-// test.concurrent, as its 25 MB must arrive within that grace period.
+// 8 s grace period, so the third runs beside it (test.concurrent: jest runs a block's concurrent
+// cases together, where the first of them stands); the second runs alone, as its 25 MB must
+// arrive within that grace period.
 const dirs: string[] = [];
 const newDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'cbm-stop-'));
@@ -101,7 +102,7 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
   }
 });
 
-test('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
+test.concurrent('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
   const dir = newDir();
   const cli = await startCli(ARGS, { cwd: dir });
   const { answer } = await halfUpload(cli.url, dir);
