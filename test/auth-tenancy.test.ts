@@ -1,5 +1,5 @@
 /** Authentication modes, the token endpoint, and one workspace per principal. */
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
@@ -10,13 +10,25 @@ import { bearer, testApp } from './helpers.js';
 let app: MockApp;
 afterEach(() => app?.mock.close());
 
-const token = async (username = 'dev@example.com', password = 'password') =>
-  request(app).post('/token').type('form').send({ username, password, grant_type: 'password' });
+/**
+ * One app per auth mode for the cases that only read and ask for tokens, none of which changes
+ * what another reads (making and warming an app costs ~0.2 CPU-s); the others make their own.
+ */
+const shared = new Map<string, Promise<MockApp>>();
+const readingApp = (auth: 'open' | 'strict' = 'open') => {
+  if (!shared.has(auth)) shared.set(auth, testApp(auth === 'strict' ? { auth } : {}));
+  return shared.get(auth)!;
+};
+afterAll(async () => {
+  for (const made of shared.values()) await (await made).mock.close();
+});
+
+const token = async (username = 'dev@example.com', password = 'password', target: MockApp = app) =>
+  request(target).post('/token').type('form').send({ username, password, grant_type: 'password' });
 
 describe('createToken', () => {
   test('a scenario user gets a bearer token', async () => {
-    app = await testApp();
-    const res = await token();
+    const res = await token(undefined, undefined, await readingApp());
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer' });
   });
@@ -25,14 +37,12 @@ describe('createToken', () => {
     ['dev@example.com', 'wrong'],
     ['nobody@example.com', 'password'],
   ])('%s with password %s is 400 Incorrect username or password', async (u, p) => {
-    app = await testApp();
-    const res = await token(u, p);
+    const res = await token(u, p, await readingApp());
     expect([res.status, res.body]).toEqual([400, { detail: DETAIL.badLogin }]);
   });
 
   test('empty username and password are two missing errors, username first', async () => {
-    app = await testApp();
-    const res = await request(app).post('/token').type('form').send('username=&password=');
+    const res = await request(await readingApp()).post('/token').type('form').send('username=&password=');
     expect(res.body.detail.map((e: any) => [e.type, e.loc, e.input])).toEqual([
       ['missing', ['body', 'username'], null],
       ['missing', ['body', 'password'], null],
@@ -42,29 +52,26 @@ describe('createToken', () => {
 
 describe('open mode (default)', () => {
   test('any non-empty bearer token is accepted', async () => {
-    app = await testApp();
-    expect((await request(app).get('/mailboxes').set(bearer('anything-at-all'))).status).toBe(200);
+    expect((await request(await readingApp()).get('/mailboxes').set(bearer('anything-at-all'))).status).toBe(200);
   });
 
   test('no token is 401 Not authenticated with WWW-Authenticate: Bearer', async () => {
-    app = await testApp();
-    const res = await request(app).get('/mailboxes');
+    const res = await request(await readingApp()).get('/mailboxes');
     expect([res.status, res.body, res.headers['www-authenticate']]).toEqual([401, { detail: DETAIL.notAuthenticated }, 'Bearer']);
   });
 });
 
 describe('strict mode', () => {
   test('a made-up token is 401 Could not validate credentials', async () => {
-    app = await testApp({ auth: 'strict' });
-    const res = await request(app).get('/mailboxes').set(bearer('made-up'));
+    const res = await request(await readingApp('strict')).get('/mailboxes').set(bearer('made-up'));
     expect([res.status, res.body, res.headers['www-authenticate']]).toEqual([401, { detail: DETAIL.invalidCredentials }, 'Bearer']);
   });
 
   test('the scenario API key and an issued token are accepted', async () => {
-    app = await testApp({ auth: 'strict' });
-    expect((await request(app).get('/mailboxes').set(bearer('sk_test_demo'))).status).toBe(200);
-    const { access_token } = (await token()).body;
-    expect((await request(app).get('/mailboxes').set(bearer(access_token))).status).toBe(200);
+    const strict = await readingApp('strict');
+    expect((await request(strict).get('/mailboxes').set(bearer('sk_test_demo'))).status).toBe(200);
+    const { access_token } = (await token(undefined, undefined, strict)).body;
+    expect((await request(strict).get('/mailboxes').set(bearer(access_token))).status).toBe(200);
   });
 
   test('a token signed by another instance is refused', async () => {

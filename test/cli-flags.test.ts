@@ -108,8 +108,9 @@ test('--in-memory=false with CBM_DATA_DIR keeps state in that directory', async 
   expect(existsSync(join(dir, 'state', 'meta.json'))).toBe(true);
 });
 
-/** The help line of a flag, and its row in the Configuration table (docs/configuration.md, once the README's). */
-const helpLine = (flag: string) => run(['--help']).stdout.split('\n').find((l) => l.startsWith(`  --${flag} `))!;
+/** The help line of a flag (--help run once for the file), and its row in the Configuration table (docs/configuration.md, once the README's). */
+let help: string | undefined;
+const helpLine = (flag: string) => (help ??= run(['--help']).stdout).split('\n').find((l) => l.startsWith(`  --${flag} `))!;
 const readmeRow = (flag: string) => section('docs/configuration.md', 'Configuration').split('\n').find((l) => l.startsWith(`| \`--${flag} `))!;
 
 test('--file-ttl says it changes only files uploaded while running — and that is what it does', async () => {
@@ -129,7 +130,8 @@ test('--file-ttl says it changes only files uploaded while running — and that 
       await cli.exited;
     }
   };
-  const [short, usual] = [await files(['--file-ttl', '90s']), await files([])];
+  // The two children are independent (in memory): started side by side.
+  const [short, usual] = await Promise.all([files(['--file-ttl', '90s']), files([])]);
   expect(short.upload).toBe(90);
   expect(usual.upload).toBe(7 * 24 * 3600);
   expect(short.seeded).toBe(usual.seeded);
@@ -149,7 +151,7 @@ test('--seed says it changes only ids made while running — and that is what it
       await cli.exited;
     }
   };
-  const [one, two] = [await ids('1'), await ids('2')];
+  const [one, two] = await Promise.all([ids('1'), ids('2')]);
   expect(one.made).not.toBe(two.made);
   expect(one.seeded.length).toBeGreaterThan(0);
   expect(two.seeded).toEqual(one.seeded);

@@ -3,28 +3,34 @@
  * upload answered if it completes within the grace period and cut off (logged, its temporary
  * blob removed) if not, exit 0.
  */
-import { afterEach, beforeEach, expect, test } from '@jest/globals';
+import { afterAll, expect, test } from '@jest/globals';
 import { existsSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, type RunningCli } from './cli-process.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cbm-stop-'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+// Each case has a directory of its own. The first case spends most of its time waiting out the
+// 8 s grace period, so the third runs beside it (test.concurrent: jest runs a block's concurrent
+// cases together, where the first of them stands); the second runs alone, as its 25 MB must
+// arrive within that grace period.
+const dirs: string[] = [];
+const newDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cbm-stop-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const MB = 1024 * 1024;
 const HEAD = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
 const TAIL = Buffer.from('\r\n--b--\r\n');
 // Uploads under way are written to the data directory's tmp/ (docs/guarantees.md).
-const blobsDir = () => join(dir, 'data', 'tmp');
-const temps = () => readdirSync(blobsDir()).filter((f) => f.startsWith('.tmp-'));
+const blobsDir = (dir: string) => join(dir, 'data', 'tmp');
+const temps = (dir: string) => readdirSync(blobsDir(dir)).filter((f) => f.startsWith('.tmp-'));
 
 /** Starts a 50 MB upload and sends its first 25 MB; resolves once the mock is writing it to disk. */
-async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Promise<IncomingMessage> }> {
+async function halfUpload(url: string, dir: string): Promise<{ req: ClientRequest; answer: Promise<IncomingMessage> }> {
   const u = new URL(`${url}/sessions/sess_demo/files`);
   const req = request({
     host: u.hostname,
@@ -39,10 +45,10 @@ async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Pr
   });
   answer.catch(() => undefined);
   const writing = new Promise<void>((resolve) => {
-    const watcher = watch(blobsDir(), () => {
-      if (temps().length) watcher.close(), resolve();
+    const watcher = watch(blobsDir(dir), () => {
+      if (temps(dir).length) watcher.close(), resolve();
     });
-    if (temps().length) watcher.close(), resolve();
+    if (temps(dir).length) watcher.close(), resolve();
   });
   req.write(HEAD);
   req.write(Buffer.alloc(25 * MB, 1));
@@ -53,10 +59,11 @@ async function halfUpload(url: string): Promise<{ req: ClientRequest; answer: Pr
 const logLines = (cli: RunningCli) => cli.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 const ARGS = ['--port', '0', '--data-dir', 'data'];
 
-test('an upload still streaming 8 s after SIGTERM is cut off, logged, its temporary blob removed; exit 0', async () => {
+test.concurrent('an upload still streaming 8 s after SIGTERM is cut off, logged, its temporary blob removed; exit 0', async () => {
+  const dir = newDir();
   const cli = await startCli(ARGS, { cwd: dir });
-  expect(existsSync(blobsDir())).toBe(true);
-  const { answer } = await halfUpload(cli.url);
+  expect(existsSync(blobsDir(dir))).toBe(true);
+  const { answer } = await halfUpload(cli.url, dir);
   cli.child.kill('SIGTERM');
   await cli.waitFor(/^cloud-browser-mock stopping: waiting for 1 request \(up to 8 s\)$/m);
   await expect(answer).rejects.toThrow(/socket hang up|ECONNRESET|EPIPE/);
@@ -64,12 +71,13 @@ test('an upload still streaming 8 s after SIGTERM is cut off, logged, its tempor
   const lines = logLines(cli);
   expect(lines).toContainEqual(expect.objectContaining({ method: 'POST', url: '/sessions/sess_demo/files', operationId: 'uploadSessionFile', status: 0 }));
   expect(lines).toContainEqual(expect.objectContaining({ method: 'POST', url: '/sessions/sess_demo/files', msg: 'shutdown: request cut off after 8 s' }));
-  expect(temps()).toEqual([]);
+  expect(temps(dir)).toEqual([]);
 });
 
 test('an upload that completes after SIGTERM, within the grace period, is answered 201 and kept', async () => {
+  const dir = newDir();
   const cli = await startCli(ARGS, { cwd: dir });
-  const { req, answer } = await halfUpload(cli.url);
+  const { req, answer } = await halfUpload(cli.url, dir);
   cli.child.kill('SIGTERM');
   await cli.waitFor(/stopping: waiting for 1 request/);
   req.end(Buffer.concat([Buffer.alloc(25 * MB, 2), TAIL]));
@@ -82,7 +90,7 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
   }));
   expect(body.size).toBe(50 * MB);
   expect(await cli.exited).toBe(0);
-  expect(temps()).toEqual([]);
+  expect(temps(dir)).toEqual([]);
 
   const again = await startCli([...ARGS, '--log-level', 'silent'], { cwd: dir });
   try {
@@ -94,9 +102,10 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
   }
 });
 
-test('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
+test.concurrent('a second signal while it waits ends the process at once (the half-written upload goes at the next start)', async () => {
+  const dir = newDir();
   const cli = await startCli(ARGS, { cwd: dir });
-  const { answer } = await halfUpload(cli.url);
+  const { answer } = await halfUpload(cli.url, dir);
   cli.child.kill('SIGTERM');
   await cli.waitFor(/stopping: waiting for 1 request/);
   cli.child.kill('SIGINT');
@@ -104,7 +113,7 @@ test('a second signal while it waits ends the process at once (the half-written 
   expect(cli.child.signalCode).toBe('SIGINT');
   await expect(answer).rejects.toThrow();
   const again = await startCli([...ARGS, '--log-level', 'silent'], { cwd: dir });
-  expect(temps()).toEqual([]);
+  expect(temps(dir)).toEqual([]);
   again.child.kill('SIGTERM');
   expect(await again.exited).toBe(0);
 });

@@ -150,10 +150,28 @@ test('the fuzzer has a generator for every control-plane operation', () => {
   expect(Object.keys(OPERATIONS).sort()).toEqual(operationIds('control-plane.openapi.json').sort());
 });
 
-test(`${RUNS_PER_OPERATION} fuzzed requests per control-plane operation: never a 5xx; then every service operation answers below 500, also after a restart`, async () => {
+/**
+ * The distinct calls among `RUNS_PER_OPERATION` samples, in the order drawn. An operation with a
+ * small domain (listWorkspaces has one request; getCoverage three) draws the same request again and
+ * again, each sent right after the last on the state it left: sent once, it tries what the repeats
+ * tried. (Seed 16 draws 581 distinct calls of 1,450.)
+ */
+function distinctCalls(arbitrary: fc.Arbitrary<Call>): Call[] {
+  const seen = new Set<string>();
+  return fc.sample(arbitrary, { seed: SEED, numRuns: RUNS_PER_OPERATION }).filter((c) => {
+    const key = JSON.stringify([c.method, c.path, c.body, c.multipart]);
+    return !seen.has(key) && (seen.add(key), true);
+  });
+}
+
+test(`${RUNS_PER_OPERATION} fuzzed requests per control-plane operation, each distinct one sent: never a 5xx; then every service operation answers below 500, also after a restart`, async () => {
   const failures: string[] = [];
-  for (const [name, arbitrary] of Object.entries(OPERATIONS)) {
-    for (const c of fc.sample(arbitrary, { seed: SEED, numRuns: RUNS_PER_OPERATION })) {
+  // Drawn before the first request: drawing a snapshot's 2 MB strings between two requests can
+  // leave the keep-alive connection idle past its timeout on a busy machine, and the next request
+  // then meets the connection closing (read ECONNRESET), which is not what this test looks for.
+  const drawn = Object.entries(OPERATIONS).map(([name, arbitrary]) => [name, distinctCalls(arbitrary)] as const);
+  for (const [name, calls] of drawn) {
+    for (const c of calls) {
       const status = await call(c);
       if (status >= 500) failures.push(`${name}: ${c.method} ${c.path.slice(0, 80)} ${JSON.stringify(c.body)?.slice(0, 300)} → ${status}`);
     }

@@ -2,20 +2,23 @@
  * `POST /__mock/scenario {"path": …}` (issue 16, item 2) against the real CLI: only regular files
  * of bounded size are read, without blocking the server, and no error quotes the file's content.
  */
-import { afterEach, beforeEach, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, type RunningCli } from '../cli-process.js';
 
+// One CLI child serves every case (a start costs about half a CPU-second): each refused switch
+// leaves the scenario it had, which stillServing() checks, and the one case that switches puts the
+// default back before it ends.
 let dir: string;
 let cli: RunningCli;
-beforeEach(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-scenario-path-'));
   cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'silent'], { cwd: dir });
 });
-afterEach(async () => {
+afterAll(async () => {
   cli.child.kill('SIGKILL');
   await cli.exited;
   rmSync(dir, { recursive: true, force: true });
@@ -95,6 +98,10 @@ test('a file over 32 MiB is refused before it is read', async () => {
 test('a valid scenario file is still switched to', async () => {
   const file = join(dir, 'mine.json');
   writeFileSync(file, JSON.stringify({ name: 'mine', generated_at: '2025-01-01T00:00:00Z', users: [], api_keys: [], sessions: [], mailboxes: [], secrets: [] }));
-  const res = await switchTo(file);
-  expect([res.status, JSON.parse(res.text)]).toEqual([200, { scenario: file, seed: 1 }]);
+  try {
+    const res = await switchTo(file);
+    expect([res.status, JSON.parse(res.text)]).toEqual([200, { scenario: file, seed: 1 }]);
+  } finally {
+    await fetch(`${cli.url}/__mock/scenario`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'default' }) });
+  }
 });
