@@ -5,6 +5,7 @@
  * (`/<operationId>/{param}…`) and is called with the request already routed and with parameters
  * already parsed by Pydantic's rules (lax.ts), leaving its own coercion nothing to do.
  */
+import { createHash } from 'node:crypto';
 import { resolveRef, withoutNullBranch, type OpenApiDocument } from '../document/openapi.js';
 import { ajvErrorOf, keepAjvErrors, type AjvError } from './ajv-errors.js';
 
@@ -112,6 +113,25 @@ function lazyApiSpecValidator(): Promise<void> {
 }
 
 /**
+ * Compiled eov chains, shared by the validators over one document in this process (the many apps
+ * of a test file, a createApp after another): eov's middleware keeps no state of a request, and
+ * compiling the fifteen's schemas is most of what an in-process app's first requests cost. A pure
+ * cache, not state (it changes no answer), keyed by the private document's digest and how it is
+ * read; the few documents used last are kept.
+ */
+const compiled = new Map<string, Map<string, Promise<Middleware[]>>>();
+const COMPILED_DOCUMENTS = 8;
+
+function compiledChains(key: string): Map<string, Promise<Middleware[]>> {
+  let chains = compiled.get(key);
+  if (chains) compiled.delete(key);
+  else chains = new Map();
+  compiled.set(key, chains);
+  if (compiled.size > COMPILED_DOCUMENTS) compiled.delete(compiled.keys().next().value!);
+  return chains;
+}
+
+/**
  * `refs`: how eov's $ref parser reads the document. The built-in documents are dereferenced (as
  * they always were); a union with a supplied document may hold a recursive schema, whose
  * dereferenced form is a cycle eov's schema walk cannot leave, so it is bundled (refs kept).
@@ -127,10 +147,10 @@ export function createOpenApiValidator(doc: OpenApiDocument, refs: 'dereference'
   // eov is dear to load: imported on first use, not at import time (a dynamic import, so that
   // the CLI's bundle keeps it in a chunk of its own).
   let eovModule: Promise<any> | undefined;
-  const chains = new Map<string, Promise<Middleware[]>>();
   const routes = new Map<string, { method: string; url: string; key: string; media?: string }>();
   const meta = new Map<string, unknown>();
   const priv = privateDocument(doc);
+  const chains = compiledChains(createHash('sha256').update(JSON.stringify([refs, [...dereferenced].sort(), priv])).digest('hex'));
   for (const [key, item] of Object.entries(priv.paths as Record<string, any>)) {
     const [method, op] = Object.entries(item)[0] as [string, any];
     const media = op.requestBody ? Object.keys(op.requestBody.content)[0] : undefined;
