@@ -46,6 +46,12 @@ export interface MockServer extends MockControl {
 /** Idle time after listen before the validators are loaded, when no request came first. */
 const WARM_AFTER_MS = 300;
 
+/** Resolves once the log's destination has written what it holds (at once for a synchronous one). */
+export function flushLog(app: MockApp): Promise<void> {
+  // A flush error (fsync on a pipe: EINVAL) is no reason to fail a stop: the lines are written.
+  return new Promise((resolve) => app.mock.logger.flush(() => resolve()));
+}
+
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
   const app = await createApp(options);
   // A client that sends its headers slowly is cut off after headersTimeout; it never blocks
@@ -136,6 +142,8 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
         clearTimeout(deadline);
         await app.mock.store.blobs.discardTemps();
         await app.mock.close();
+        // An asynchronous log destination (the CLI's) has its last lines out before close() resolves.
+        await flushLog(app);
       })()),
   };
 }

@@ -6,7 +6,7 @@
  * the same split target from `res.locals.target`.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { REDACTED, journalBody, queryRedaction } from '../records/journal.js';
+import { REDACTED, journalBody, secretQueries } from '../records/journal.js';
 import { isMockOwnPath, nearMiss } from '../control-plane/near-miss.js';
 import { handleServiceRequest, serviceStageDeps, ServiceRequest, type PipelineDeps } from '../pipeline/service-request.js';
 import { handlers } from '../operations/index.js';
@@ -22,7 +22,7 @@ export function pipelineDeps(runtime: Runtime): PipelineDeps {
 
 export function serviceRequests(runtime: Runtime) {
   const { clock, logger, operations, journal, coverage } = runtime;
-  const redactQuery = queryRedaction(operations);
+  const secretQuery = secretQueries(operations);
   const stageDeps = serviceStageDeps(pipelineDeps(runtime));
   return async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
@@ -44,17 +44,28 @@ export function serviceRequests(runtime: Runtime) {
       const operationId = facts.operationId ?? null;
       const principal = facts.principal ?? null;
       const hint = !operationId && (status === 404 || status === 405) ? nearMiss(operations, req.method, path) : undefined;
-      const query = redactQuery(operationId, path, [...ctx.query]);
+      // The journal's query: every value redacted for a request whose query could hold a password.
+      const pairs = secretQuery(operationId, path) ? [...ctx.query.keys()].map((k): [string, string] => [k, REDACTED]) : ctx.query;
+      const query = Object.fromEntries(pairs);
+      let redacted = false;
+      for (const [, v] of pairs) redacted ||= v === REDACTED;
       // The log line shows the URL with the journal's redactions (a password in /token's query).
-      const url = rawQuery === undefined || query.every(([, v]) => v !== REDACTED) ? req.originalUrl : `${path}?${new URLSearchParams(query)}`;
-      logger.info({ method: req.method, url, operationId, principal, status, duration_ms, ...(hint && { hint }) }, 'request');
-      journal.record({ method: req.method, path, query: Object.fromEntries(query), operationId, principal, status, duration_ms, body: journalBody(facts.parsed), ...(operationId ? {} : { hint: hint ?? null }) }, startedAt);
+      const url = rawQuery === undefined || !redacted ? req.originalUrl : `${path}?${new URLSearchParams([...pairs])}`;
+      // The line's and the entry's fields in their documented order, built without spreads (the
+      // record step runs once per request; its garbage is the server's).
+      const line: Record<string, unknown> = { method: req.method, url, operationId, principal, status, duration_ms };
+      if (hint) line.hint = hint;
+      logger.info(line, 'request');
+      const entry: Parameters<typeof journal.record>[0] = { method: req.method, path, query, operationId, principal, status, duration_ms, body: journalBody(facts.parsed) };
+      if (!operationId) entry.hint = hint ?? null;
+      journal.record(entry, startedAt);
       if (operationId) coverage.record(operationId, status);
     };
     // Listening from the start: a request cut off while its handler still waits for the body
-    // (a client gone, a shutdown) is recorded when its connection closes.
-    res.once('finish', record);
-    res.once('close', record);
+    // (a client gone, a shutdown) is recorded when its connection closes. `on`, not `once`:
+    // record() runs once by itself, and the response is dropped with its listeners.
+    res.on('finish', record);
+    res.on('close', record);
     try {
       await handleServiceRequest(ctx);
       if (!ctx.isService) {

@@ -5,10 +5,10 @@
  * code 2 when a flag, a variable or what one names is wrong, 1 for anything else.
  */
 import { UsageError, helpText, parseCli, type CliResult } from './cli-args.js';
-import { prettyDestination } from './logging.js';
+import { jsonDestination, prettyDestination } from './logging.js';
 import { packageVersion } from '../primitives/package-root.js';
 import { ScenarioError } from '../scenarios/scenario.js';
-import { startMockServer, type MockServer } from '../server.js';
+import { flushLog, startMockServer, type MockServer } from '../server.js';
 import { CLI_DEFAULTS } from '../options.js';
 import { prepareDataDir, removeCreated } from './startup-checks.js';
 import { StartupError } from '../store/store.js';
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   let server: MockServer;
   try {
     // Pretty lines for a person at a terminal; JSON for everything else (pipes, files, containers).
-    const logDestination = process.stdout.isTTY ? await prettyDestination() : undefined;
+    const logDestination = process.stdout.isTTY ? await prettyDestination() : jsonDestination();
     // The CLI's own defaults (options.ts): it owns its process, so it may set V8's --expose-gc for the upload collections.
     const { shutdownGraceMs, warm, gcDuringUploads } = CLI_DEFAULTS;
     server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm, gcDuringUploads, testHooks: testSwitches(process.env) });
@@ -88,6 +88,8 @@ async function main(): Promise<number> {
     };
     process.on('SIGINT', stop).on('SIGTERM', stop);
   });
+  // Start-up's log lines (a --spec warning) stay before the listening line.
+  await flushLog(server.app);
   say(process.stdout, listeningLine(server));
   await signalled;
   // docker stop sends SIGKILL 10 s after SIGTERM: the grace leaves time to flush and exit.

@@ -6,6 +6,21 @@
  * The line is built from those fields only: never a header, a body or a secret.
  */
 
+import { pino } from 'pino';
+
+/**
+ * The JSON log's destination when stdout is not a terminal: stdout through an asynchronous
+ * sonic-boom. A line is handed to the kernel as soon as the previous write returns, so lines that
+ * pile up meanwhile (a busy server) go out in one write instead of one blocking write each (the
+ * synchronous write was ~18% of a listing's CPU). pino flushes what is left synchronously when the
+ * process exits (a crash included); the server's close() waits for it. Only a hard kill (SIGKILL,
+ * the machine going down) can lose the last lines, never data (docs/guarantees.md).
+ * `minLength: 1` writes each line at once, as 0 does, but makes flush(cb) wait for the writes.
+ */
+export function jsonDestination(): NodeJS.WritableStream {
+  return pino.destination({ dest: 1, sync: false, minLength: 1 }) as unknown as NodeJS.WritableStream;
+}
+
 /** The fields of one request line. */
 export const REQUEST_FIELDS = ['method', 'url', 'operationId', 'principal', 'status', 'duration_ms'] as const;
 /** Only on a request no operation matched, for a 404 or 405: `did you mean GET /mailboxes?`. */

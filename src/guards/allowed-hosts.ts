@@ -51,20 +51,30 @@ function isLoopback(name: string): boolean {
   return loopback;
 }
 
-function isAllowedHost(name: string, allowed: readonly string[], own: readonly string[]): boolean {
-  if (name === 'localhost' || name.endsWith('.localhost') || isLoopback(name) || own.includes(name)) return true;
+/** Allowed whatever address the connection arrived at: localhost, loopback, `--allowed-hosts`. */
+function isAllowedName(name: string, allowed: readonly string[]): boolean {
+  if (name === 'localhost' || name.endsWith('.localhost') || isLoopback(name)) return true;
   return allowed.some((a) => a === '*' || a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))));
 }
 
 export function allowedHostsGuard(allowed: readonly string[], listenHost: string | undefined): RequestHandler {
+  const any = allowed.includes('*');
+  const listenName = listenHost ? hostName(listenHost) : undefined;
+  // Host header values whose name is allowed on every connection: a run sends one or two
+  // (`127.0.0.1:8000`), so a request costs one lookup. Bounded, as Host is the client's.
+  const allowedHosts = new Set<string>();
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     // No Host at all is HTTP/1.0 from a tool, never a browser; /health answers every prober.
-    if (host === undefined || allowed.includes('*') || isUrlOf(req.url, OWN_PATHS.health)) return next();
+    if (host === undefined || any || allowedHosts.has(host) || isUrlOf(req.url, OWN_PATHS.health)) return next();
     const name = hostName(host);
-    const own = [unmapped(req.socket.localAddress)];
-    if (listenHost) own.push(hostName(listenHost));
-    if (isAllowedHost(name, allowed, own)) return next();
+    if (isAllowedName(name, allowed)) {
+      if (allowedHosts.size >= 256) allowedHosts.clear();
+      allowedHosts.add(host);
+      return next();
+    }
+    // The mock's own addresses: the one the connection arrived at, and the one it listens on.
+    if (name === unmapped(req.socket.localAddress) || name === listenName) return next();
     sendError(res, new HttpError(403, `Host ${JSON.stringify(host)} is not allowed: the mock answers localhost, loopback addresses and its own address; start it with --allowed-hosts ${name} to answer this name`));
   };
 }

@@ -45,6 +45,9 @@ export class Journal {
   #head = 0;
   #bytes = 0;
   #next = 1;
+  /** The last entry's instant and its ISO text: a busy run records many requests per millisecond. */
+  #timeAt = NaN;
+  #time = '';
 
   constructor(
     readonly size: number = DEFAULT_JOURNAL_SIZE,
@@ -59,8 +62,12 @@ export class Journal {
   record(entry: Omit<JournalEntry, 'id' | 'time'>, at: number): void {
     if (this.size <= 0) return;
     const seq = this.#next++;
-    const kept: Kept = { id: `req_${seq}`, time: isoTime(at), at, seq, ...entry, bytes: 0 };
-    kept.bytes = Buffer.byteLength(JSON.stringify(kept));
+    if (at !== this.#timeAt) {
+      this.#time = isoTime(at);
+      this.#timeAt = at;
+    }
+    const kept: Kept = { id: `req_${seq}`, time: this.#time, at, seq, ...entry, bytes: 0 };
+    kept.bytes = jsonBytes(kept);
     // An entry heavier than the whole budget (a huge path) is kept without its body and query.
     if (kept.bytes > this.maxBytes) {
       Object.assign(kept, { query: {}, body: null, path: kept.path.slice(0, 256) });
@@ -103,6 +110,37 @@ export class Journal {
     this.#head = 0;
     this.#bytes = 0;
   }
+}
+
+/** JSON text that needs no escaping: its bytes are its characters and two quotes. */
+const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * Exactly `Buffer.byteLength(JSON.stringify(value))` for an entry (an object of strings, numbers,
+ * null and small plain objects), counted from its parts: a listing's entry is mostly short ASCII
+ * strings and numbers, whose JSON length needs no text built. Nested objects (the query, the body
+ * summary) are small and stringified as they are.
+ */
+export function jsonBytes(value: Record<string, unknown>): number {
+  let n = 1; // {
+  let first = true;
+  for (const key in value) {
+    const v = value[key];
+    let bytes: number;
+    if (v === null) bytes = 4;
+    else if (typeof v === 'string') bytes = PLAIN_STRING.test(v) ? v.length + 2 : Buffer.byteLength(JSON.stringify(v));
+    else if (typeof v === 'number') bytes = Number.isFinite(v) ? String(v).length : 4;
+    else if (typeof v === 'boolean') bytes = v ? 4 : 5;
+    else if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    else {
+      const text = JSON.stringify(v);
+      if (text === undefined) continue;
+      bytes = Buffer.byteLength(text);
+    }
+    n += (first ? 0 : 1) + (PLAIN_STRING.test(key) ? key.length + 2 : Buffer.byteLength(JSON.stringify(key))) + 1 + bytes;
+    first = false;
+  }
+  return n + 1; // }
 }
 
 export const REDACTED = '***';
@@ -185,7 +223,12 @@ export function redactBody(operationId: string, body: unknown): unknown {
  * the path of one (given `/token` or `/token/`).
  */
 export function queryRedaction(operations: readonly Operation[]): (operationId: string | null, path: string, query: [string, string][]) => [string, string][] {
-  const paths = new Set(operations.filter((op) => descriptorOf(op.id)?.secretBody).map((op) => op.path));
-  const secretBearing = (operationId: string | null, path: string) => (operationId !== null ? descriptorOf(operationId)?.secretBody !== undefined : paths.has(path.replace(/\/+$/, '')));
+  const secretBearing = secretQueries(operations);
   return (operationId, path, query) => (secretBearing(operationId, path) ? query.map(([k]) => [k, REDACTED]) : query);
+}
+
+/** Whether a request's query values are all redacted (see queryRedaction), decided without the query. */
+export function secretQueries(operations: readonly Operation[]): (operationId: string | null, path: string) => boolean {
+  const paths = new Set(operations.filter((op) => descriptorOf(op.id)?.secretBody).map((op) => op.path));
+  return (operationId, path) => (operationId !== null ? descriptorOf(operationId)?.secretBody !== undefined : paths.has(path.replace(/\/+$/, '')));
 }
