@@ -21,7 +21,10 @@ export interface RunningCli {
 
 export interface CliOptions {
   cwd: string;
-  /** Variables beside PATH (nothing else of the test's environment is passed on). */
+  /**
+   * Variables beside PATH and CHILD_DEFAULTS (nothing else of the test's environment is passed
+   * on); `CBM_TEST_NO_WARM: ''` leaves the warm-up on.
+   */
   env?: Record<string, string>;
   /** Starts it under `ulimit -n` with this many descriptors (a shell runs the limit, then execs node). */
   descriptorLimit?: number;
@@ -29,13 +32,22 @@ export interface CliOptions {
   command?: string;
 }
 
+/**
+ * What every child gets unless the test says otherwise: no warm-up after listen (the CLI's test
+ * switch, read only under NODE_ENV=test). Compiling every validator at start is about half the CPU
+ * of a child that lives a few seconds, and no test here is about it; each validator still compiles
+ * on its operation's first request. The warm-up's own tests (cli.test.ts, logging.test.ts) turn it
+ * back on, as do the npx, Python and Docker tests, which never come through here.
+ */
+const CHILD_DEFAULTS = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' };
+
 /** Runs the CLI to its end (start-up problems, --help), with the same environment as startCli. */
 export function runCli(args: string[], opts: CliOptions & Pick<SpawnSyncOptions, 'uid' | 'gid'>) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...opts.env }, encoding: 'utf8', timeout: 20000, uid: opts.uid, gid: opts.gid });
+  return spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...opts.env }, encoding: 'utf8', timeout: 20000, uid: opts.uid, gid: opts.gid });
 }
 
 export function startCli(args: string[], opts: CliOptions): Promise<RunningCli> {
-  const env = { PATH: process.env.PATH, ...opts.env };
+  const env = { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...opts.env };
   const CLI = opts.command ?? CLI_PATH;
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
   const child = opts.descriptorLimit === undefined ? spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env }) : spawn('sh', ['-c', `ulimit -n ${opts.descriptorLimit} && exec ${quoted}`], { cwd: opts.cwd, env });

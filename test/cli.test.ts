@@ -15,6 +15,22 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env });
 const start = (args: string[], env: Record<string, string> = {}) => startCli(args, { cwd: dir, env });
 
+test('the CLI compiles its validators after listen ("validators warmed" at debug), also where CBM_TEST_NO_WARM is set outside NODE_ENV=test', async () => {
+  const args = ['--port', '0', '--in-memory', '--log-level', 'debug'];
+  // As a user runs it (cli-process.ts's children skip the warm-up unless told otherwise).
+  const plain = await start(args, { NODE_ENV: '', CBM_TEST_NO_WARM: '' });
+  // The suite's switch is read only under NODE_ENV=test: a user's environment holding it changes nothing.
+  const stray = await start(args, { NODE_ENV: 'production', CBM_TEST_NO_WARM: '1' });
+  try {
+    await Promise.all([plain.waitFor(/"msg":"validators warmed"/), stray.waitFor(/"msg":"validators warmed"/)]);
+    const r = await fetch(`${plain.url}/mailboxes`, { headers: { Authorization: 'Bearer sk_test_demo' } });
+    expect(r.status).toBe(200);
+  } finally {
+    for (const c of [plain, stray]) c.child.kill('SIGTERM');
+    await Promise.all([plain.exited, stray.exited]);
+  }
+});
+
 test('--help lists every flag with its environment variable', () => {
   const r = run(['--help']);
   expect(r.status).toBe(0);

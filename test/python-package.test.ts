@@ -72,7 +72,10 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect(readdirSync(dir)).toEqual(['test_with_the_mock.py']);
     return dir;
   }
-  const pytest = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...args], { cwd, env });
+  // The mocks pytest starts skip the CLI's warm-up (its test switch, as cli-process.ts's children):
+  // about half of a short-lived mock's CPU, and none of these tests is about it.
+  const NO_WARM = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' };
+  const pytest = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...args], { cwd, env: { ...NO_WARM, ...env } });
 
   test.concurrent('python -m build makes an sdist and a wheel; the wheel declares the pytest11 plugin and is typed', async () => {
     expect(built.sdist).toMatch(/cloud_browser_mock-\d+\.\d+\.\d+\.tar\.gz$/);
@@ -90,7 +93,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
 
   test.concurrent("the package's own tests pass against the built CLI: every MockControl method over HTTP, admin token, errors", async () => {
     // In the user's environment: the tests import the package as installed from the wheel.
-    const tests = await run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: built.source, env: { CBM_COMMAND: COMMAND } });
+    const tests = await run(built.user, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'tests'], { cwd: built.source, env: { ...NO_WARM, CBM_COMMAND: COMMAND } });
     // test_docker.py's five need CBM_IMAGE: .ci/run's docker-smoke step runs them with the image.
     expect([tests.code, tests.out]).toEqual([0, expect.stringMatching(/^\d+ passed, 5 skipped in /m)]);
     expect(tests.out).not.toMatch(/\b(failed|error)\b/);

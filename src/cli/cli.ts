@@ -52,6 +52,13 @@ function testSwitches(env: NodeJS.ProcessEnv) {
   return testHooks({ crashAt: env.CBM_TEST_CRASH_AT, compactionBytes: env.CBM_TEST_COMPACT_BYTES ? Number(env.CBM_TEST_COMPACT_BYTES) : undefined });
 }
 
+/**
+ * CBM_TEST_NO_WARM (under NODE_ENV=test only): the suite's CLI children skip the warm-up after
+ * listen — compiling every validator is about half of a short-lived child's CPU, and each still
+ * compiles on its first request. The tests of the warm-up itself leave it on.
+ */
+const warmSwitchedOff = (env: NodeJS.ProcessEnv) => env.NODE_ENV === 'test' && Boolean(env.CBM_TEST_NO_WARM);
+
 async function main(): Promise<number> {
   let parsed: CliResult;
   let created: string[] = [];
@@ -72,7 +79,7 @@ async function main(): Promise<number> {
     const logDestination = process.stdout.isTTY ? await prettyDestination() : jsonDestination();
     // The CLI's own defaults (options.ts): it owns its process, so it may set V8's --expose-gc for the upload collections.
     const { shutdownGraceMs, warm, gcDuringUploads } = CLI_DEFAULTS;
-    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm, gcDuringUploads, testHooks: testSwitches(process.env) });
+    server = await startMockServer({ ...parsed.options, logDestination, shutdownGraceMs, warm: warm && !warmSwitchedOff(process.env), gcDuringUploads, testHooks: testSwitches(process.env) });
   } catch (e) {
     removeCreated(created);
     const [message, code] = startupFailure(e, parsed);

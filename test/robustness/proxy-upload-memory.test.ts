@@ -21,7 +21,7 @@ let proxy: RunningCli;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-proxy-upload-'));
   upstream = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn'], { cwd: dir });
-  proxy = await startCli(['--port', '0', '--upstream', upstream.url, '--log-level', 'debug'], { cwd: dir });
+  proxy = await startCli(['--port', '0', '--upstream', upstream.url, '--log-level', 'debug'], { cwd: dir, env: { CBM_TEST_NO_WARM: '' } });
 });
 
 afterAll(async () => {
