@@ -57,7 +57,11 @@ export function startCli(args: string[], opts: CliOptions): Promise<RunningCli> 
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in 15 s; stderr: ${err}`)), 15000);
+    // A child that never says where it listens is stopped, not left running (jest would wait on it).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no listening line in 15 s; stderr: ${err}`));
+    }, 15000);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m) return;

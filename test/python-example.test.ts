@@ -19,6 +19,8 @@ import { packedTarball } from './packed.js';
 import { HAS_VENV, NO_VENV, builtPackage, run } from './python-venv.js';
 
 const testWithVenv = testNeeding(HAS_VENV, NO_VENV);
+/** The mocks the plugin starts skip the CLI's warm-up (its test switch, as test/cli-process.ts's children). */
+const NO_WARM = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' };
 let work: string;
 
 beforeAll(() => {
@@ -35,7 +37,7 @@ testWithVenv(
     // pytest from the repository's examples/python, writing nothing there (no cache, no .pyc).
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-n', '2', join(ROOT, 'examples', 'python')], {
       cwd: work,
-      env: { CBM_PACKAGE: tarball },
+      env: { ...NO_WARM, CBM_PACKAGE: tarball },
     });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz, installed once for the xdist workers, each of which runs \S*node \S+cli\.js$/m);
@@ -68,7 +70,7 @@ testWithVenv(
     const project = join(work, 'strict');
     cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), project, { recursive: true });
     const { tarball, python } = await tarballAndPython();
-    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-auth', 'strict', 'test_strict_mock.py'], { cwd: project, env: { CBM_TARBALL: tarball } });
+    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-auth', 'strict', 'test_strict_mock.py'], { cwd: project, env: { ...NO_WARM, CBM_TARBALL: tarball } });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b2 passed\b/)]);
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz$/m);
   },
@@ -82,7 +84,7 @@ testWithVenv(
     cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), project, { recursive: true });
     cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
     const { tarball, python } = await tarballAndPython();
-    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-spec', 'service.openapi.json', 'test_whole_service.py'], { cwd: project, env: { CBM_PACKAGE: tarball } });
+    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-spec', 'service.openapi.json', 'test_whole_service.py'], { cwd: project, env: { ...NO_WARM, CBM_PACKAGE: tarball } });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b1 passed\b/)]);
   },
   300_000,
