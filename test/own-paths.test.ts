@@ -10,49 +10,13 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import request from 'supertest';
-import { SyntaxKind } from 'typescript/unstable/ast';
-import { createScanner } from 'typescript/unstable/ast/scanner';
+import { stringLiterals } from './string-literals.js';
 import { createApp, type MockApp } from '../src/app.js';
 import { OWN_PATHS } from '../src/primitives/own-paths.js';
 import { ROOT } from './helpers.js';
 
 const SRC = join(ROOT, 'src');
 const EXEMPT = ['primitives/own-paths.ts', 'generated/'];
-
-/** Tokens after which a `/` divides; anywhere else it starts a regular expression. */
-const ENDS_A_VALUE = new Set([
-  SyntaxKind.Identifier,
-  SyntaxKind.NumericLiteral,
-  SyntaxKind.StringLiteral,
-  SyntaxKind.NoSubstitutionTemplateLiteral,
-  SyntaxKind.TemplateTail,
-  SyntaxKind.RegularExpressionLiteral,
-  SyntaxKind.CloseParenToken,
-  SyntaxKind.CloseBracketToken,
-  SyntaxKind.CloseBraceToken,
-  SyntaxKind.ThisKeyword,
-]);
-const STRING_TOKENS = new Set([SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateHead, SyntaxKind.TemplateMiddle, SyntaxKind.TemplateTail]);
-
-/** Every string literal and template text of `text` (comments skipped), with its line. */
-function stringLiterals(text: string): { value: string; line: number }[] {
-  const scanner = createScanner(true, undefined, text);
-  const out: { value: string; line: number }[] = [];
-  const open: ('brace' | 'template')[] = [];
-  let previous: SyntaxKind | undefined;
-  for (let token = scanner.scan(); token !== SyntaxKind.EndOfFile; token = scanner.scan()) {
-    if ((token === SyntaxKind.SlashToken || token === SyntaxKind.SlashEqualsToken) && !ENDS_A_VALUE.has(previous!)) token = scanner.reScanSlashToken();
-    if (token === SyntaxKind.CloseBraceToken && open.at(-1) === 'template') {
-      token = scanner.reScanTemplateToken(false);
-      if (token === SyntaxKind.TemplateTail) open.pop();
-    } else if (token === SyntaxKind.OpenBraceToken) open.push('brace');
-    else if (token === SyntaxKind.CloseBraceToken) open.pop();
-    else if (token === SyntaxKind.TemplateHead) open.push('template');
-    if (STRING_TOKENS.has(token)) out.push({ value: scanner.getTokenValue(), line: text.slice(0, scanner.getTokenStart()).split('\n').length });
-    previous = token;
-  }
-  return out;
-}
 
 /** Whether a literal spells one of the mock's own paths. */
 const spellsOwnPath = (value: string) => value.includes('/__mock') || value.includes('/health') || /^\/(docs|openapi\.json)\b/.test(value);
