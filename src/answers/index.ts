@@ -78,7 +78,7 @@ export function createAnswerer(document: Record<string, any>): Answerer {
   const base = 'cbm-answers';
   let ajv: ReturnType<typeof createAjv> | undefined;
   const compile = (schema: unknown, fallback: boolean) => {
-    if (!ajv) (ajv = createAjv({ allErrors: false, validateSchema: false })).addSchema({ $id: base, components: document.components ?? {} });
+    if (!ajv) (ajv = createAjv({ allErrors: false })).addSchema({ $id: base, components: document.components ?? {} });
     try {
       return ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
     } catch {

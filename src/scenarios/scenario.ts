@@ -85,7 +85,7 @@ export class ScenarioSchema {
 
   /** The first problem with `data`, or null when it is a valid scenario file. */
   check(data: unknown) {
-    this.#validator ??= createAjv({ allErrors: false, validateSchema: false }).compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
+    this.#validator ??= createAjv({ allErrors: false }).compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
     return this.#validator(data) ? null : this.#validator.errors![0];
   }
 }

@@ -13,7 +13,7 @@ export type ResponseValidator = (op: Operation, status: number, contentType: str
 
 /** `name` is how a mismatch names the document (openapi.json, control-plane.openapi.json). */
 export function createResponseValidator(doc: OpenApiDocument, name = 'openapi.json'): ResponseValidator {
-  const ajv = createAjv({ allErrors: true, validateSchema: false });
+  const ajv = createAjv({ allErrors: true });
   ajv.addSchema({ $id: 'openapi', components: doc.components });
   const cache = new Map<string, ValidateFunction | null>();
   const pathOf = new Map<string, any>();
