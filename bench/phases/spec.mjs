@@ -36,11 +36,15 @@ function sessionStarts(server, tag, { connections, duration }) {
   });
 }
 
-/** The first 200 of a POST /sessions/start, past 503s while the validation stack loads after listen. */
-async function firstStart(url) {
+/**
+ * The first 200 of a POST /sessions/start, past 503s while the validation stack loads after listen.
+ * `token`: whose workspace the started session goes to — never the one the built-in endpoints are
+ * measured on, which must be in the same state with and without --spec.
+ */
+async function firstStart(url, token = 'sk_bench_spec_first') {
   const until = performance.now() + 60_000;
   for (let i = 0; ; i++) {
-    const r = await send(`${url}/sessions/start`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: sessionStartBody(i) });
+    const r = await send(`${url}/sessions/start`, { method: 'POST', headers: { ...auth(token), 'Content-Type': 'application/json' }, body: sessionStartBody(i) });
     if (r.status === 200) return JSON.parse(r.body);
     if (r.status !== 503 || performance.now() > until) throw new Error(`POST /sessions/start answered ${r.status}: ${String(r.body).slice(0, 300)}`);
   }
