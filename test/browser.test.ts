@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request as PageRequest } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
 import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
 import { ROOT, testServer } from './helpers.js';
@@ -21,21 +21,39 @@ const describeInBrowser = haveChromium ? describe : describe.skip;
 const SHOTS = join(ROOT, 'test-output');
 
 let browser: Browser;
+/**
+ * One tab for every case: each case navigates it to a fresh document, which costs a fraction of
+ * the browser context and renderer process a new page starts.
+ */
+let tab: Page;
 beforeAll(async () => {
   if (!haveChromium) return;
   mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
+  tab = await browser.newPage();
+  tab.setDefaultTimeout(15_000); // a step that cannot happen fails with its locator, not the test's timeout
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
 });
 
-/** Every URL the page requested, to show that nothing was fetched from another host. */
+/** Removes the listener the current case added to the tab. */
+let detach: (() => void) | undefined;
+
+/** Every URL the tab requests from now until `release`, to show that nothing was fetched from another host. */
 function recordRequests(page: Page): string[] {
-  page.setDefaultTimeout(15_000); // a step that cannot happen fails with its locator, not the test's timeout
   const urls: string[] = [];
-  page.on('request', (r) => urls.push(r.url()));
+  const onRequest = (r: PageRequest) => urls.push(r.url());
+  page.on('request', onRequest);
+  detach = () => page.off('request', onRequest);
   return urls;
+}
+
+/** Ends a case's use of the tab: a blank document, so nothing of the case's page runs on, then its listener off. */
+async function release(): Promise<void> {
+  await tab.goto('about:blank');
+  detach?.();
+  detach = undefined;
 }
 
 if (!haveChromium) {
@@ -51,7 +69,7 @@ describeInBrowser('/docs in headless Chromium', () => {
   afterAll(() => mock.close());
 
   test('authorize with the scenario’s user, then "list session files" for sess_demo answers 200 with files', async () => {
-    const page = await browser.newPage();
+    const page = tab;
     const requested = recordRequests(page);
     try {
       await page.goto(`${mock.url}/docs`);
@@ -87,7 +105,7 @@ describeInBrowser('/docs in headless Chromium', () => {
 
       expect(requested.filter((u) => !u.startsWith(`${mock.url}/`) && !u.startsWith('data:'))).toEqual([]);
     } finally {
-      await page.close();
+      await release();
     }
   }, 60_000);
 });
@@ -100,7 +118,7 @@ describeInBrowser('the landing page and /__mock/docs in headless Chromium', () =
   afterAll(() => mock.close());
 
   test('from /, the control plane’s Swagger UI opens without a token, and after Authorize its calls carry it', async () => {
-    const page = await browser.newPage();
+    const page = tab;
     const requested = recordRequests(page);
     try {
       await page.goto(`${mock.url}/`);
@@ -124,7 +142,7 @@ describeInBrowser('the landing page and /__mock/docs in headless Chromium', () =
 
       expect(requested.filter((u) => !u.startsWith(`${mock.url}/`) && !u.startsWith('data:'))).toEqual([]);
     } finally {
-      await page.close();
+      await release();
     }
   }, 60_000);
 });
@@ -142,8 +160,7 @@ describeInBrowser('a page on another origin calling the mock', () => {
 
   /** Runs fetch() calls in the page against the mock; each gives its status or the browser's error. */
   async function callFromPage(mockUrl: string) {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    const page = tab;
     try {
       await page.goto(origin);
       return await page.evaluate(async (base) => {
@@ -174,7 +191,7 @@ describeInBrowser('a page on another origin calling the mock', () => {
         };
       }, mockUrl);
     } finally {
-      await page.close();
+      await release();
     }
   }
 

@@ -2,15 +2,11 @@
  * The control-plane operations the inspector page (/__mock/ui) stands on, over HTTP: a workspace
  * overview that never carries a secret's value, one session's files paged with an expired flag,
  * the journal's after= cursor; and the page itself — served without the admin token, linked from
- * the landing page and the start-up line.
+ * the landing page (the start-up line naming it: test/landing-pages.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import type { MockApp } from '../src/app.js';
-import { startCli } from './cli-process.js';
 import { bearer, testApp } from './helpers.js';
 
 const A = bearer('sk_test_demo');
@@ -127,19 +123,4 @@ describe('GET /__mock/ui', () => {
     expect([...page.text.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1])).toEqual(['data:,', '/__mock/coverage?format=junit']);
     expect((await request(app).get('/__mock/requests')).body.items).toEqual([]);
   });
-});
-
-test('the start-up line names the inspector, and that URL is the page', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cbm-ui-startline-'));
-  const cli = await startCli(['--port', '0', '--in-memory'], { cwd: dir });
-  try {
-    const line = cli.output().split('\n').find((l) => l.includes('listening on'))!;
-    expect(line).toContain(`${cli.url}/__mock/ui`);
-    const res = await fetch(`${cli.url}/__mock/ui`);
-    expect([res.status, (await res.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
-  } finally {
-    cli.child.kill('SIGTERM');
-    await cli.exited;
-    rmSync(dir, { recursive: true, force: true });
-  }
 });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request as PageRequest, Response as PageResponse } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
 import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
 import { testServer } from './helpers.js';
@@ -21,47 +21,77 @@ const AUTH = { Authorization: 'Bearer sk_test_demo' };
 const SECRET_VALUE = 'sv-inspector-do-not-show-4711';
 
 let browser: Browser;
+/**
+ * One tab for every case: each case navigates it to a fresh document, which costs a fraction of
+ * the browser context and renderer process a new page starts (the bulk of this file's CPU).
+ */
+let tab: Page;
 beforeAll(async () => {
   if (!haveChromium) return;
   console.log(`inspector screenshots: ${SHOTS}`);
   browser = await launchChromium();
+  tab = await browser.newPage();
+  tab.setDefaultTimeout(15_000);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
 });
 
-/** A page that records what it fetched, what failed and what the script threw. */
+/** Removes the listeners the current case added to the tab. */
+let detach: (() => void) | undefined;
+
+/** The tab at `url`, recording what it fetched, what failed and what the script threw from now on. */
 async function openPage(url: string, viewport = { width: 1280, height: 800 }) {
-  const page = await browser.newPage({ viewport });
-  page.setDefaultTimeout(15_000);
+  const page = tab;
+  await page.setViewportSize(viewport);
   const seen = { urls: [] as string[], failed: [] as string[], errors: [] as string[], bytes: 0, auth: [] as (string | undefined)[] };
-  page.on('request', (r) => {
+  const onRequest = (r: PageRequest) => {
     seen.urls.push(r.url());
     if (r.url().includes('/__mock/') && !r.url().endsWith('/__mock/ui')) seen.auth.push(r.headers().authorization);
-  });
-  page.on('requestfailed', (r) => seen.failed.push(`${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', async (r) => {
+  };
+  const onFailed = (r: PageRequest) => seen.failed.push(`${r.url()} ${r.failure()?.errorText}`);
+  const onResponse = async (r: PageResponse) => {
     if (r.status() >= 400 && r.status() !== 401) seen.failed.push(`${r.url()} ${r.status()}`);
     const sizes = await r.request().sizes().catch(() => null);
     seen.bytes += sizes ? sizes.responseHeadersSize + sizes.responseBodySize : 0;
-  });
-  page.on('pageerror', (e) => seen.errors.push(e.message));
+  };
+  const onError = (e: Error) => seen.errors.push(e.message);
+  page.on('request', onRequest);
+  page.on('requestfailed', onFailed);
+  page.on('response', onResponse);
+  page.on('pageerror', onError);
+  detach = () => {
+    page.off('request', onRequest);
+    page.off('requestfailed', onFailed);
+    page.off('response', onResponse);
+    page.off('pageerror', onError);
+  };
   await page.goto(url);
   return { page, seen };
+}
+
+/**
+ * Ends a case's use of the tab: a blank document first, so nothing of the inspector (a poll in
+ * flight, its timer) runs on into the next case or the mock's reset, then the case's listeners off.
+ */
+async function release(): Promise<void> {
+  if (!detach) return;
+  await tab.goto('about:blank');
+  detach();
+  detach = undefined;
 }
 
 const connected = (page: Page) => page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
 
 describeInBrowser('the inspector page /__mock/ui', () => {
   let mock: MockServer;
-  let page: Page | undefined;
+  let page: Page;
   const call = (path: string, init: RequestInit = {}) => fetch(`${mock.url}${path}`, { ...init, headers: { ...AUTH, ...(init.headers ?? {}) } });
   beforeAll(async () => {
     mock = await testServer();
   });
   afterEach(async () => {
-    await page?.close();
-    page = undefined;
+    await release();
     await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
     await fetch(`${mock.url}/__mock/clock/reset`, { method: 'POST' });
   });
@@ -244,7 +274,7 @@ describeInBrowser('the inspector page with --admin-token', () => {
       expect(seen.auth.slice(1)).toEqual(seen.auth.slice(1).map(() => 'Bearer inspector-admin-token'));
       expect(seen.errors).toEqual([]);
     } finally {
-      await page.close();
+      await release();
     }
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * drives the page: the pins listed in the order they are tried, with where each came from, and
  * a pin removed from the page. The test with --spec needs issue 30's union (core) to pass.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,34 +19,46 @@ const SPEC = join(FIXTURES, 'whole-service', 'service.openapi.json');
 const GONE = { detail: 'Session sess_gone not found' };
 
 let browser: Browser;
+/** One tab for both cases, each navigating it to a fresh document: a new page starts a browser context and renderer. */
+let tab: Page;
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-inspector-pins-'));
-  if (HAS_CHROMIUM) browser = await launchChromium();
+  if (!HAS_CHROMIUM) return;
+  browser = await launchChromium();
+  tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  tab.setDefaultTimeout(15_000);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The page on the Pins tab, and the script errors it raised. */
+/** Removes the listener the current case added to the tab. */
+let detach: (() => void) | undefined;
+
+/** The page on the Pins tab, and the script errors it raises until `release`. */
 async function pinsTab(url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(15_000);
+  const page = tab;
   const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const onError = (e: Error) => errors.push(e.message);
+  page.on('pageerror', onError);
+  detach = () => page.off('pageerror', onError);
   await page.goto(`${url}/__mock/ui`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   await page.getByRole('tab', { name: 'Pins' }).click();
   return { page, errors };
 }
 
+/** Ends a case's use of the tab: a blank document, so the inspector stops polling, then its listener off. */
+async function release(): Promise<void> {
+  await tab.goto('about:blank');
+  detach?.();
+  detach = undefined;
+}
+
 describeInBrowser('the inspector Pins panel', () => {
-  let page: Page | undefined;
-  afterEach(async () => {
-    await page?.close();
-    page = undefined;
-  });
+  let page: Page;
 
   test('without pins it says that added operations answer generated bodies', async () => {
     const mock = await testServer();
@@ -56,6 +68,7 @@ describeInBrowser('the inspector Pins panel', () => {
       await page.getByText('No pins: added operations answer generated bodies.').waitFor();
       expect(opened.errors).toEqual([]);
     } finally {
+      await release();
       await mock.close();
     }
   }, 60_000);
@@ -85,6 +98,7 @@ describeInBrowser('the inspector Pins panel', () => {
       expect((await mock.pins.list()).map((p) => p.operationId)).toEqual(['session_status']);
       expect(opened.errors).toEqual([]);
     } finally {
+      await release();
       await mock.close();
     }
   }, 60_000);

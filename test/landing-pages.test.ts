@@ -1,7 +1,7 @@
 /**
  * Discoverability (issue 11 item 13): `/` is a page of links for a browser and FastAPI's 404 for
  * every other client; `/__mock/docs` is Swagger UI for the control plane, the page open without
- * the admin token and its calls not; the start-up line names /docs.
+ * the admin token and its calls not; the start-up line names /docs and the inspector /__mock/ui.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -86,14 +86,19 @@ describe('GET /__mock/docs with --admin-token', () => {
   });
 });
 
-test('the start-up line names /docs, and that URL is Swagger UI', async () => {
+// One CLI child for both of the start-up line's links (the inspector's was a second child in
+// test/inspector-api.test.ts): the line names /docs and /__mock/ui, and each URL is its page.
+test('the start-up line names /docs and the inspector, and those URLs are Swagger UI and the inspector page', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cbm-startline-'));
   const cli = await startCli(['--port', '0', '--in-memory'], { cwd: dir });
   try {
     const line = cli.output().split('\n').find((l) => l.includes('listening on'))!;
     expect(line).toContain(`${cli.url}/docs`);
-    const res = await fetch(`${cli.url}/docs`);
-    expect([res.status, (await res.text()).includes('swagger-ui')]).toEqual([200, true]);
+    expect(line).toContain(`${cli.url}/__mock/ui`);
+    const docs = await fetch(`${cli.url}/docs`);
+    expect([docs.status, (await docs.text()).includes('swagger-ui')]).toEqual([200, true]);
+    const ui = await fetch(`${cli.url}/__mock/ui`);
+    expect([ui.status, (await ui.text()).includes('cloud-browser-mock inspector')]).toEqual([200, true]);
   } finally {
     cli.child.kill('SIGTERM');
     await cli.exited;
