@@ -113,17 +113,19 @@ describe('the clock stays within years 1–9999', () => {
     expect(JSON.parse((await send('GET', `/secrets/${name}?namespace=function_env`, undefined, AUTH)).text)).toEqual({ value: 'after-value' });
   });
 
+  // The restart below, which the last case of the group goes on using (a CLI of its own when run alone).
+  let restarted: Mock | undefined;
   test('after the refused changes a restart reads the data: every secret stored after them lists', async () => {
     const before = mock();
     await before.stop();
-    const again = await start([], before.dir);
+    const again = (restarted = await start([], before.dir));
     await again.serviceAnswers();
     const names = JSON.parse((await again.send('GET', '/secrets?namespace=function_env', undefined, AUTH)).text).items.map((s: { name: string }) => s.name);
     expect(names.filter((n: string) => n.startsWith('AFTER_')).sort()).toEqual(CHANGES.map((_, i) => `AFTER_${i}`));
   });
 
   test('the last representable instant is accepted, and an upload then still lists', async () => {
-    const { cli, send, serviceAnswers } = await start();
+    const { cli, send, serviceAnswers } = restarted ?? (await start());
     expect((await send('POST', '/__mock/clock', { set: '9999-12-31T23:59:59Z' })).status).toBe(200);
     const body = multipart('bb', [{ name: 'file', filename: 'late.txt', type: 'text/plain', content: 'late' }]);
     const up = await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, body });

@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLogFileName } from '../../src/store/log-format.js';
+import { workspaceFileStem } from '../../src/store/workspace-file.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 import { blobFiles, storedWorkspaces, tempFiles, workspacesDir } from '../data-layout.js';
 
@@ -26,8 +27,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const ARGS = ['--port', '0', '--data-dir', 'data', '--log-level', 'silent'];
 const SESSION = 'sess_demo';
 const TOKENS = ['crash-a', 'crash-b'];
-/** Compaction once a log holds this much: a few dozen writes (test-hooks.ts). */
-const COMPACT_BYTES = '4096';
+/**
+ * Compaction once a log holds this much (test-hooks.ts): a few writes of a principal. Low, so the
+ * compaction instants come early in a storm and the last run compacts after ten secrets.
+ */
+const COMPACT_BYTES = '1024';
 /** Writes per writer before the test gives up on the point being reached (a count, not a time). */
 const MAX_WRITES = 2000;
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -110,6 +114,14 @@ const tornLogs = (data: string) =>
     const bytes = readFileSync(join(workspacesDir(data), n));
     return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
   });
+
+/** Each workspace's snapshot generation (log_gen: one more for each compaction), by file stem. */
+const snapshotGens = (data: string) =>
+  new Map(
+    wsNames(data)
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => [n.slice(0, -'.json'.length), (JSON.parse(readFileSync(join(workspacesDir(data), n), 'utf8')) as { log_gen?: number }).log_gen ?? 0]),
+  );
 
 /** Log generations older than their snapshot's: what a compaction killed after its rename leaves. */
 const staleGenerations = (data: string) =>
@@ -296,14 +308,21 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   verifyDisk(data, view, { compacted: false });
 
   // Read back by a new process, whose writes compact each log (and drop what a crash left of an older generation).
+  const gens = snapshotGens(data);
   const third = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_COMPACT_BYTES: COMPACT_BYTES } });
   try {
     await verifyApi(third, principals, [...acked, ...more]);
-    // 40 secrets a principal: past COMPACT_BYTES, so each log compacts in this run.
-    more = [...more, ...(await writeMore(third, 'later', 40))];
+    // 10 secrets a principal: past COMPACT_BYTES, so each log compacts in this run (asserted below).
+    more = [...more, ...(await writeMore(third, 'later', 10))];
     view = await verifyApi(third, principals, [...acked, ...more]);
   } finally {
     await stop(third);
+  }
+  // Each principal's log compacted in this run: its snapshot is of a later generation.
+  const after = snapshotGens(data);
+  for (const p of principals.values()) {
+    const stem = workspaceFileStem(p);
+    expect([p, (after.get(stem) ?? 0) > (gens.get(stem) ?? 0)]).toEqual([p, true]);
   }
   verifyDisk(data, view, { compacted: true });
 }, 120_000);
