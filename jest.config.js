@@ -2,6 +2,10 @@
 export default {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/examples/**/*.test.ts'],
+  // What jest's file map crawls at every start (this run's, and each child jest a test starts):
+  // the tests and the sources, not node_modules' ~14,000 files or dist/ (~0.45 CPU-s a start).
+  // Imports from elsewhere (scripts/, bench/, dist/, node_modules) resolve as usual.
+  roots: ['<rootDir>/test', '<rootDir>/examples', '<rootDir>/src'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readPage } from './doc-pages.js';
 import { ROOT } from './helpers.js';
 import { packedTarball, run } from './packed.js';
@@ -42,9 +42,21 @@ async function step(command: string, args: string[], dir: string): Promise<void>
   if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} in ${dir} exited ${r.code}:\n${r.out}`);
 }
 
-/** The scratch root: `npm init -y`, then the tarball and vitest installed. */
+/**
+ * The package.json `npm init -y` writes, made once (in the first project's folder): each npm start
+ * costs about a CPU-second, and the file differs between folders only in `name`, which npm takes
+ * from the folder's name. The root and the other projects get it with their own name, as
+ * `npm init -y` there would write it.
+ */
+let initialized: Promise<Record<string, unknown>>;
+async function npmInitY(dir: string): Promise<void> {
+  const pkg = { ...(await initialized), name: basename(dir) };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+}
+
+/** The scratch root: `npm init -y`'s package.json, then the tarball and vitest installed. */
 async function installRoot(tarball: string): Promise<void> {
-  await step('npm', ['init', '-y'], work);
+  await npmInitY(work);
   // From npm's cache where it holds the packages (no registry round trip per package), and
   // without install scripts: none of these packages needs one to run (esbuild, vitest's, finds
   // its platform's binary package without its postinstall check).
@@ -54,9 +66,9 @@ async function installRoot(tarball: string): Promise<void> {
 /** A fresh `npm init -y` project `name` inside the root, once the root's install is done, with docs/testing.md's block for `file`. */
 async function project(name: string, file: string, esm: boolean, installed: Promise<void>): Promise<string> {
   const dir = join(work, name);
-  mkdirSync(dir);
-  await step('npm', ['init', '-y'], dir);
-  if (esm) await step('npm', ['pkg', 'set', 'type=module'], dir);
+  await npmInitY(dir);
+  // What `npm pkg set type=module` writes.
+  if (esm) writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ ...JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), type: 'module' }, null, 2)}\n`);
   const block = readmeBlocks().get(file);
   if (block === undefined) throw new Error(`docs/testing.md has no block starting with "// ${file} — …"`);
   writeFileSync(join(dir, file), block);
@@ -78,6 +90,10 @@ function oneAtATime<T>(f: () => Promise<T>): Promise<T> {
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cbm-runners-'));
+  for (const name of ['jest-cjs', 'vitest-esm', 'node-test']) mkdirSync(join(work, name));
+  // The real `npm init -y`, in a project folder (npm takes the name from the folder).
+  initialized = step('npm', ['init', '-y'], join(work, 'jest-cjs')).then(() => JSON.parse(readFileSync(join(work, 'jest-cjs', 'package.json'), 'utf8')) as Record<string, unknown>);
+  initialized.catch(() => {}); // reported by the tests that await it
   const installed = packedTarball().then((p) => installRoot(p.tarball));
   installed.catch(() => {}); // reported by the tests that await it
   // The projects are made while the tarball is packed and installed; each test awaits its own.
