@@ -48,9 +48,7 @@ testWithVenv(
 /**
  * The shared tarball copied once into this file's own directory (npx runs beside it: not in the
  * shared cache), and the wheel's environment. One copy for every case, not one in each project:
- * npx keeps one install per spec (`./<name>.tgz`) and reinstalls the package when the file it
- * resolves to moves, so the second npx case runs what the first installed; and each project
- * (where pytest runs) is then another directory than the one npx runs in.
+ * each project (where pytest runs) is then another directory than the one npx runs in.
  */
 let copied: Promise<string> | undefined;
 async function tarballAndPython(): Promise<{ tarball: string; python: string }> {
@@ -64,15 +62,34 @@ async function tarballAndPython(): Promise<{ tarball: string; python: string }> 
   return { tarball, python };
 }
 
+/**
+ * One pytest run by npx for the two package-mode cases below (npx reinstalls a .tgz spec on every
+ * run, about 6 CPU-s each: its cache never matches a file tarball): a project holding both test
+ * files, the mock started strict with --cbm-spec, under the former variable CBM_TARBALL. `-rA`
+ * prints a PASSED line per test, so each case asserts its own tests' outcome.
+ */
+let byNpx: Promise<{ code: number | null; out: string }> | undefined;
+function packageModeRun(): Promise<{ code: number | null; out: string }> {
+  byNpx ??= (async () => {
+    const project = join(work, 'by-npx');
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), project, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), project, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
+    const { tarball, python } = await tarballAndPython();
+    const args = ['-m', 'pytest', '-p', 'no:cacheprovider', '-rA', '--cbm-auth', 'strict', '--cbm-spec', 'service.openapi.json', 'test_strict_mock.py', 'test_whole_service.py'];
+    return run(python, args, { cwd: project, env: { ...NO_WARM, CBM_TARBALL: tarball } });
+  })();
+  return byNpx;
+}
+
 testWithVenv(
   'package mode by npx, under the former CBM_TARBALL, with --cbm-auth strict: the mock it starts refuses an unknown key',
   async () => {
-    const project = join(work, 'strict');
-    cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), project, { recursive: true });
-    const { tarball, python } = await tarballAndPython();
-    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-auth', 'strict', 'test_strict_mock.py'], { cwd: project, env: { ...NO_WARM, CBM_TARBALL: tarball } });
-    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b2 passed\b/)]);
+    const pytest = await packageModeRun();
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz$/m);
+    expect(pytest.out).toMatch(/^PASSED test_strict_mock\.py::test_a_strict_mock_refuses_a_key_the_scenario_does_not_have$/m);
+    expect(pytest.out).toMatch(/^PASSED test_strict_mock\.py::test_the_first_secret_id_follows_the_seed$/m);
+    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
   },
   300_000,
 );
@@ -80,12 +97,9 @@ testWithVenv(
 testWithVenv(
   'package mode by npx with --cbm-spec relative to where pytest runs (npx runs beside the tarball): the operations of that document answer (issue 30)',
   async () => {
-    const project = join(work, 'spec');
-    cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), project, { recursive: true });
-    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
-    const { tarball, python } = await tarballAndPython();
-    const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '--cbm-spec', 'service.openapi.json', 'test_whole_service.py'], { cwd: project, env: { ...NO_WARM, CBM_PACKAGE: tarball } });
-    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b1 passed\b/)]);
+    const pytest = await packageModeRun();
+    expect(pytest.out).toMatch(/^PASSED test_whole_service\.py::test_an_operation_of_the_given_document_answers$/m);
+    expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
   },
   300_000,
 );

@@ -100,19 +100,7 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect(tests.out.match(/^SKIPPED \[1\] tests\/test_docker\.py:\d+: CBM_IMAGE is not set: the Docker mode runs in \.ci\/run's docker-smoke step$/gm)).toHaveLength(5);
   }, 300_000);
 
-  test.concurrent('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock', async () => {
-    const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn'], { cwd: work });
-    try {
-      const result = await pytest(scratch('with-url'), [], { CBM_URL: cli.url });
-      expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
-      expect(result.out).not.toContain('no way to reach');
-    } finally {
-      cli.child.kill('SIGTERM');
-      await cli.exited;
-    }
-  }, 300_000);
-
-  test.concurrent('the plugin from the wheel: --cbm-admin-token is sent to a mock that requires it, which refuses the fixtures without it', async () => {
+  test.concurrent('the plugin from the wheel, in a project with no conftest.py: CBM_URL connects to a running mock, and --cbm-admin-token is sent to one that requires it, which refuses the fixtures without it', async () => {
     const cli = await startCli(['--port', '0', '--in-memory', '--log-level', 'warn', '--admin-token', 's3cret'], { cwd: work });
     try {
       const without = await pytest(scratch('url-without-token'), [], { CBM_URL: cli.url });
@@ -120,15 +108,54 @@ describeWithVenv('the Python package and its pytest plugin', () => {
       expect(without.out).toMatch(/MockControlError: POST \/__mock\/reset -> 401: /);
       const withToken = await pytest(scratch('url-with-token'), ['--cbm-admin-token', 's3cret'], { CBM_URL: cli.url });
       expect([withToken.code, withToken.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+      expect(withToken.out).not.toContain('no way to reach');
     } finally {
       cli.child.kill('SIGTERM');
       await cli.exited;
     }
   }, 300_000);
 
+  /** The tests a fixture project's file defines, by name (read from the file, so a test added there is checked too). */
+  const testsOf = (fixture: string, file: string) =>
+    [...readFileSync(join(ROOT, 'test', 'fixtures', fixture, file), 'utf8').matchAll(/^def (test_\w+)\(/gm)].map((m) => m[1]);
+  /** Each test of `file` has its own PASSED line in `-rA`'s summary of `out`; returns how many there are. */
+  function expectPassed(out: string, fixture: string, file: string): number {
+    const names = testsOf(fixture, file);
+    for (const name of names) expect(out).toMatch(new RegExp(`^PASSED ${file.replace('.', '\\.')}::${name}$`, 'm'));
+    return names.length;
+  }
+
+  /**
+   * A project holding the strict, the spec and the scratch test files, with issue 30's test
+   * document beside them, run once with `args` and `env` (and `-rA`, a PASSED line per test): the
+   * command-mode cases below share these runs, one mock each, instead of a run and a mock per case.
+   * Its result and the id of the first secret the strict file created (CBM_SCRATCH_OUT).
+   */
+  async function commandProject(name: string, files: string[], args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; secretId: string }> {
+    const dir = join(work, name);
+    for (const fixture of ['python-strict', 'python-spec', 'python-scratch']) cpSync(join(ROOT, 'test', 'fixtures', fixture), dir, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(dir, 'service.openapi.json'));
+    const out = join(dir, 'out');
+    mkdirSync(out);
+    const result = await pytest(dir, ['-rA', ...files, ...args], { CBM_SCRATCH_OUT: out, ...env });
+    return { ...result, secretId: readFileSync(join(out, 'secret-id'), 'utf8') };
+  }
+  const once = <T,>(make: () => Promise<T>) => {
+    let made: Promise<T> | undefined;
+    return () => (made ??= make());
+  };
+  // The strict file first in each, so the first secret is made at the same point of every run.
+  const withFlags = once(() =>
+    commandProject('command-flags', ['test_strict_mock.py', 'test_whole_service.py', 'test_with_the_mock.py'], ['--cbm-command', COMMAND, '--cbm-auth', 'strict', '--cbm-seed', '7', '--cbm-spec', 'service.openapi.json']),
+  );
+  const withVariables = once(() =>
+    commandProject('command-variables', ['test_strict_mock.py', 'test_whole_service.py'], [], { CBM_COMMAND: COMMAND, CBM_AUTH: 'strict', CBM_SEED: '7', CBM_SPEC: 'service.openapi.json' }),
+  );
+
   test.concurrent('the plugin from the wheel: --cbm-command starts the mock itself', async () => {
-    const result = await pytest(scratch('with-command'), ['--cbm-command', COMMAND]);
-    expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^4 passed in /m)]);
+    const result = await withFlags();
+    expect(expectPassed(result.out, 'python-scratch', 'test_with_the_mock.py')).toBe(4);
+    expect([result.code, result.out]).toEqual([0, expect.stringMatching(/^7 passed in /m)]);
   }, 300_000);
 
   test.concurrent('pytest -n 2 with --cbm-command: each xdist worker starts a mock of its own', async () => {
@@ -144,43 +171,30 @@ describeWithVenv('the Python package and its pytest plugin', () => {
     expect(new Set(records.map((r) => r.url)).size).toBe(2);
   }, 300_000);
 
-  /** The strict scratch project run with `args` and `env`: its pytest result and the secret id it recorded. */
-  async function strictScratch(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; secretId: string }> {
-    const dir = join(work, name);
-    cpSync(join(ROOT, 'test', 'fixtures', 'python-strict'), dir, { recursive: true });
-    const out = join(dir, 'out');
-    mkdirSync(out);
-    const result = await pytest(dir, ['test_strict_mock.py', ...args], { CBM_SCRATCH_OUT: out, ...env });
-    return { ...result, secretId: readFileSync(join(out, 'secret-id'), 'utf8') };
-  }
-
   test.concurrent('the plugin from the wheel, command mode: --cbm-auth strict and --cbm-seed (or CBM_AUTH and CBM_SEED) reach the mock it starts, which refuses an unknown key', async () => {
-    const flags = await strictScratch('strict-flags', ['--cbm-command', COMMAND, '--cbm-auth', 'strict', '--cbm-seed', '7']);
-    expect([flags.code, flags.out]).toEqual([0, expect.stringMatching(/^2 passed in /m)]);
-    const variables = await strictScratch('strict-variables', [], { CBM_COMMAND: COMMAND, CBM_AUTH: 'strict', CBM_SEED: '7' });
-    expect([variables.code, variables.out]).toEqual([0, expect.stringMatching(/^2 passed in /m)]);
+    const flags = await withFlags();
+    expect(expectPassed(flags.out, 'python-strict', 'test_strict_mock.py')).toBe(2);
+    expect([flags.code, flags.out]).toEqual([0, expect.stringMatching(/^7 passed in /m)]);
+    const variables = await withVariables();
+    expect(expectPassed(variables.out, 'python-strict', 'test_strict_mock.py')).toBe(2);
+    expect([variables.code, variables.out]).toEqual([0, expect.stringMatching(/^3 passed in /m)]);
     expect(variables.secretId).toBe(flags.secretId);
-    // Without them: an open mock takes the made-up key, and another seed makes other ids.
-    const open = await strictScratch('open-other-seed', ['--cbm-command', COMMAND, '--cbm-seed', '8']);
+    // Without them: an open mock takes the made-up key, and another seed makes other ids (the
+    // same document as above, so only the seed differs in what makes the ids).
+    const open = await commandProject('open-other-seed', ['test_strict_mock.py'], ['--cbm-command', COMMAND, '--cbm-seed', '8', '--cbm-spec', 'service.openapi.json']);
     expect([open.code, open.out]).toEqual([1, expect.stringMatching(/^E +assert 200 == 401$/m)]);
     expect(open.out).toMatch(/^FAILED test_strict_mock\.py::test_a_strict_mock_refuses_a_key_the_scenario_does_not_have(?: - .*)?$/m);
     expect(open.out).toMatch(/^1 failed, 1 passed in /m);
     expect(open.secretId).not.toBe(flags.secretId);
   }, 300_000);
 
-  /** A scratch project with issue 30's test document beside its test, which calls an operation only that document has. */
-  function specScratch(name: string): string {
-    const dir = join(work, name);
-    cpSync(join(ROOT, 'test', 'fixtures', 'python-spec'), dir, { recursive: true });
-    cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(dir, 'service.openapi.json'));
-    return dir;
-  }
-
   test.concurrent('the plugin from the wheel, command mode: --cbm-spec (or CBM_SPEC), a path relative to where pytest runs, is the mock\'s --spec (issue 30)', async () => {
-    const flag = await pytest(specScratch('spec-flag'), ['--cbm-command', COMMAND, '--cbm-spec', 'service.openapi.json']);
-    expect([flag.code, flag.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
-    const variable = await pytest(specScratch('spec-variable'), [], { CBM_COMMAND: COMMAND, CBM_SPEC: 'service.openapi.json' });
-    expect([variable.code, variable.out]).toEqual([0, expect.stringMatching(/^1 passed in /m)]);
+    const flag = await withFlags();
+    expect(expectPassed(flag.out, 'python-spec', 'test_whole_service.py')).toBe(1);
+    expect([flag.code, flag.out]).toEqual([0, expect.stringMatching(/^7 passed in /m)]);
+    const variable = await withVariables();
+    expect(expectPassed(variable.out, 'python-spec', 'test_whole_service.py')).toBe(1);
+    expect([variable.code, variable.out]).toEqual([0, expect.stringMatching(/^3 passed in /m)]);
   }, 300_000);
 
   test.concurrent('a --cbm-seed the CLI refuses: each test errors with the CLI\'s own line, without a traceback', async () => {

@@ -17,8 +17,14 @@ export const PYTEST = ['pytest==9.1.1', 'pytest-xdist==3.8.0'];
 /** What examples/python's client flow needs beside pytest. */
 export const REQUESTS = 'requests==2.34.2';
 
-/** `python3 -m venv` works here (Debian splits ensurepip into python3-venv). */
-export const HAS_VENV = spawnSync('python3', ['-c', 'import venv, ensurepip']).status === 0;
+/**
+ * One look at python3 (each start of it can cost a version manager's shim, about 0.3 CPU-s, and
+ * `python3 -m pip --version` as much again to import pip): whether `python3 -m venv` works here
+ * (Debian splits ensurepip into python3-venv), its version, and whether it has a pip of its own.
+ */
+const PROBE = spawnSync('python3', ['-c', 'import sys, venv, ensurepip, importlib.util; print(sys.version.replace("\\n", " ")); print(importlib.util.find_spec("pip") is not None)'], { encoding: 'utf8' });
+export const HAS_VENV = PROBE.status === 0;
+const [PYTHON_VERSION = '', PYTHON_HAS_PIP = ''] = HAS_VENV ? PROBE.stdout.trim().split('\n') : [];
 export const NO_VENV = 'python3 with venv and ensurepip is not installed (apt-get install python3-venv; .ci/run installs it)';
 
 /** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
@@ -98,10 +104,10 @@ export interface BuiltPackage {
  * made once, whichever test file asks first.
  */
 export async function builtPackage(): Promise<BuiltPackage> {
-  const interpreter = spawnSync('python3', ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' }).stdout.trim();
+  const interpreter = PYTHON_VERSION;
   // Where python3 has a pip of its own (pyenv, python.org builds; Debian's has none), it fills
   // both environments, neither of which then needs pip seeded into it.
-  const systemPip = spawnSync('python3', ['-m', 'pip', '--version'], { env: pipEnv() }).status === 0 ? 'python3' : undefined;
+  const systemPip = PYTHON_HAS_PIP === 'True' ? 'python3' : undefined;
   const toolsDir = await cached('py-tools', hashFiles([], undefined, [interpreter, systemPip ?? 'own pip', ...PY_TOOLS]), (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS, 'python3', systemPip));
   const tools = join(toolsDir, 'venv', 'bin', 'python');
   const key = hashFiles(['python'], notBuilt, [interpreter, ...PY_TOOLS, ...PYTEST, REQUESTS]);
