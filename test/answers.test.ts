@@ -28,12 +28,17 @@ const ajv = createAjv({ allErrors: true });
 ajv.addSchema({ $id: 'doc', components: document.components });
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 function validatorFor(op: Op, status: number) {
-  const key = `${op.operationId} ${status}`;
-  if (!validators.has(key)) {
-    const schema = op.operation.responses[String(status)].content['application/json'].schema;
-    validators.set(key, ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'))));
-  }
-  return validators.get(key)!;
+  const schema = op.operation.responses[String(status)].content['application/json'].schema;
+  return compiledOnce(ajv, validators, JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
+}
+
+/**
+ * A schema's validator, compiled once per schema text: many responses are the same schema (a
+ * `$ref` to one component), and Ajv caches by object, so each fresh copy compiled it again.
+ */
+function compiledOnce(on: typeof ajv, cache: Map<string, ReturnType<typeof ajv.compile>>, text: string) {
+  if (!cache.has(text)) cache.set(text, on.compile(JSON.parse(text)));
+  return cache.get(text)!;
 }
 
 const JSON_ANSWERS = OPERATIONS.flatMap((op) =>
@@ -88,6 +93,7 @@ describe('every generated answer is valid for its schema', () => {
     const own = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as Record<string, any>;
     const ownAjv = createAjv({ allErrors: true });
     ownAjv.addSchema({ $id: 'own', components: own.components });
+    const ownValidators = new Map<string, ReturnType<typeof ajv.compile>>();
     const answerer = createAnswerer(own);
     const failures: string[] = [];
     for (const item of Object.values(own.paths as Record<string, Record<string, any>>)) {
@@ -95,7 +101,7 @@ describe('every generated answer is valid for its schema', () => {
         for (const [code, response] of Object.entries((operation.responses ?? {}) as Record<string, any>)) {
           const schema = response.content?.['application/json']?.schema;
           if (!schema || !/^\d+$/.test(code)) continue;
-          const validate = ownAjv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"own#/components/')));
+          const validate = compiledOnce(ownAjv, ownValidators, JSON.stringify(schema).replace(/"#\/components\//g, '"own#/components/'));
           for (let seed = 0; seed < 30; seed++) {
             const { json } = answerer.answer({ operation, operationId: operation.operationId, pathParams: {}, query: {}, seed, now: NOW, prefer: { code: Number(code) } });
             if (!validate(json)) failures.push(`${operation.operationId} ${code}: ${ownAjv.errorsText(validate.errors)}`);
@@ -203,7 +209,10 @@ describe('schemas the generator alone answers wrongly, in a document of the test
   const ownAjv = createAjv({ allErrors: true });
   ownAjv.addSchema({ $id: 'own', components: own.components });
   const validate = ownAjv.compile(JSON.parse(JSON.stringify(answerSchema).replace(/"#\/components\//g, '"own#/components/')));
-  const answers = Array.from({ length: 150 }, (_, seed) => createAnswerer(own).answer(request(op, { seed })).json as any);
+  // One answerer for the 150 seeds: an answer is a function of its request ("determinism" below),
+  // and a fresh answerer per seed prepared the same schemas 150 times.
+  const ownAnswerer = createAnswerer(own);
+  const answers = Array.from({ length: 150 }, (_, seed) => ownAnswerer.answer(request(op, { seed })).json as any);
 
   test('every answer is valid: a lone large minimum, property names, duration, an implicit discriminator, recursion', () => {
     expect(answers.filter((json) => !validate(json)).map(() => ajv.errorsText(validate.errors))).toEqual([]);

@@ -2,12 +2,12 @@
  * Start-up problems and flag precedence as users meet them: the built CLI as a child process,
  * each case one row of a table. Every problem is one line naming the flag or variable.
  */
-import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, runCli, startCli } from './cli-process.js';
+import { CLI, runCli, startCli, type RunningCli } from './cli-process.js';
 import { section } from './doc-pages.js';
 
 let dir: string;
@@ -93,14 +93,6 @@ describe.each([
   });
 });
 
-test.each([['--in-memory=true'], ['--in-memory=1']])('%s is the switch turned on: it starts and writes nothing to disk', async (flag) => {
-  const cli = await startCli([flag, ...M], { cwd: dir });
-  expect((await fetch(`${cli.url}/mailboxes`, { headers: { Authorization: 'Bearer t' } })).status).toBe(200);
-  cli.child.kill('SIGTERM');
-  expect(await cli.exited).toBe(0);
-  expect(existsSync(join(dir, '.cloud-browser-mock'))).toBe(false);
-});
-
 test('--in-memory=false with CBM_DATA_DIR keeps state in that directory', async () => {
   const cli = await startCli(['--in-memory=false', ...M], { cwd: dir, env: { CBM_DATA_DIR: 'state' } });
   cli.child.kill('SIGTERM');
@@ -113,25 +105,46 @@ let help: string | undefined;
 const helpLine = (flag: string) => (help ??= run(['--help']).stdout).split('\n').find((l) => l.startsWith(`  --${flag} `))!;
 const readmeRow = (flag: string) => section('docs/configuration.md', 'Configuration').split('\n').find((l) => l.startsWith(`| \`--${flag} `))!;
 
+/**
+ * Two in-memory children shared by the cases below, each asserting its own thing of them: A is
+ * `--in-memory=true --seed 1` with the default file TTL, B is `--in-memory=1 --seed 2 --file-ttl
+ * 90s`. Started on first use in a directory of their own; a case that stops one forgets it, so a
+ * later case (or a filtered run) starts it again. A child each per case was most of this file's CPU.
+ */
+let sharedDir: string;
+beforeAll(() => {
+  sharedDir = mkdtempSync(join(tmpdir(), 'cbm-flags-shared-'));
+});
+const SHARED = { A: ['--in-memory=true', '--seed', '1'], B: ['--in-memory=1', '--seed', '2', '--file-ttl', '90s'] };
+const running = new Map<keyof typeof SHARED, Promise<RunningCli>>();
+const shared = (name: keyof typeof SHARED) => {
+  if (!running.has(name)) running.set(name, startCli([...SHARED[name], ...M], { cwd: sharedDir }));
+  return running.get(name)!;
+};
+async function stopShared(name: keyof typeof SHARED) {
+  const cli = await shared(name);
+  running.delete(name);
+  cli.child.kill('SIGTERM');
+  return cli.exited;
+}
+afterAll(async () => {
+  await Promise.all([...running.keys()].map(stopShared));
+  rmSync(sharedDir, { recursive: true, force: true });
+});
+
 test('--file-ttl says it changes only files uploaded while running — and that is what it does', async () => {
   for (const text of [helpLine('file-ttl'), readmeRow('file-ttl')]) expect(text).toMatch(/files uploaded while running.*the scenario's files keep the expiry the scenario gives them/);
   const A = { Authorization: 'Bearer sk_test_demo' };
-  const files = async (args: string[]) => {
-    const cli = await startCli([...args, '--in-memory', ...M], { cwd: dir });
-    try {
-      const body = new FormData();
-      body.append('file', new Blob(['hello']), 'hello.txt');
-      const up = (await (await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: A, body })).json()) as any;
-      const seeded = ((await (await fetch(`${cli.url}/sessions/sess_demo/files`, { headers: A })).json()) as any).files.find((f: any) => f.id === 'file_demo_notes');
-      const life = (f: any) => (Date.parse(f.expires_at) - Date.parse(f.created_at)) / 1000;
-      return { upload: life(up), seeded: life(seeded) };
-    } finally {
-      cli.child.kill('SIGTERM');
-      await cli.exited;
-    }
+  const files = async (cli: RunningCli) => {
+    const body = new FormData();
+    body.append('file', new Blob(['hello']), 'hello.txt');
+    const up = (await (await fetch(`${cli.url}/sessions/sess_demo/files`, { method: 'POST', headers: A, body })).json()) as any;
+    const seeded = ((await (await fetch(`${cli.url}/sessions/sess_demo/files`, { headers: A })).json()) as any).files.find((f: any) => f.id === 'file_demo_notes');
+    const life = (f: any) => (Date.parse(f.expires_at) - Date.parse(f.created_at)) / 1000;
+    return { upload: life(up), seeded: life(seeded) };
   };
-  // The two children are independent (in memory): started side by side.
-  const [short, usual] = await Promise.all([files(['--file-ttl', '90s']), files([])]);
+  // B has --file-ttl 90s, A the default; both in memory, started side by side.
+  const [short, usual] = await Promise.all([shared('B').then(files), shared('A').then(files)]);
   expect(short.upload).toBe(90);
   expect(usual.upload).toBe(7 * 24 * 3600);
   expect(short.seeded).toBe(usual.seeded);
@@ -140,19 +153,22 @@ test('--file-ttl says it changes only files uploaded while running — and that 
 test('--seed says it changes only ids made while running — and that is what it does', async () => {
   for (const text of [helpLine('seed'), readmeRow('seed')]) expect(text).toMatch(/ids the mock makes while running.*the scenario's own data and ids are the (scenario )?file's/);
   const A = { Authorization: 'Bearer sk_test_demo', 'Content-Type': 'application/json' };
-  const ids = async (seed: string) => {
-    const cli = await startCli(['--seed', seed, '--in-memory', ...M], { cwd: dir });
-    try {
-      const made = (await (await fetch(`${cli.url}/secrets`, { method: 'POST', headers: A, body: '{"name":"NEW","value":"v"}' })).json()) as any;
-      const listed = ((await (await fetch(`${cli.url}/secrets`, { headers: A })).json()) as any).items;
-      return { made: made.id, seeded: listed.filter((s: any) => s.name !== 'NEW').map((s: any) => `${s.id} ${s.name} ${s.namespace}`) };
-    } finally {
-      cli.child.kill('SIGTERM');
-      await cli.exited;
-    }
+  const ids = async (cli: RunningCli) => {
+    const made = (await (await fetch(`${cli.url}/secrets`, { method: 'POST', headers: A, body: '{"name":"NEW","value":"v"}' })).json()) as any;
+    const listed = ((await (await fetch(`${cli.url}/secrets`, { headers: A })).json()) as any).items;
+    return { made: made.id, seeded: listed.filter((s: any) => s.name !== 'NEW').map((s: any) => `${s.id} ${s.name} ${s.namespace}`) };
   };
-  const [one, two] = await Promise.all([ids('1'), ids('2')]);
+  // A has --seed 1, B --seed 2.
+  const [one, two] = await Promise.all([shared('A').then(ids), shared('B').then(ids)]);
   expect(one.made).not.toBe(two.made);
   expect(one.seeded.length).toBeGreaterThan(0);
   expect(two.seeded).toEqual(one.seeded);
+});
+
+// Last: these stop the shared children (after what the cases above made in them).
+test.each([['--in-memory=true', 'A'], ['--in-memory=1', 'B']] as const)('%s is the switch turned on: it starts and writes nothing to disk', async (_flag, name) => {
+  const cli = await shared(name);
+  expect((await fetch(`${cli.url}/mailboxes`, { headers: { Authorization: 'Bearer t' } })).status).toBe(200);
+  expect(await stopShared(name)).toBe(0);
+  expect(existsSync(join(sharedDir, '.cloud-browser-mock'))).toBe(false);
 });

@@ -1,5 +1,5 @@
 /**
- * SIGTERM while a 50 MB upload streams, on the real CLI: one line saying what it waits for, the
+ * SIGTERM while an 8 MB upload streams, on the real CLI: one line saying what it waits for, the
  * upload answered if it completes within the grace period and cut off (logged, its temporary
  * blob removed) if not, exit 0.
  */
@@ -12,7 +12,7 @@ import { startCli, type RunningCli } from './cli-process.js';
 
 // Each case has a directory of its own. The first case spends most of its time waiting out the
 // 8 s grace period, so the third runs beside it (test.concurrent: jest runs a block's concurrent
-// cases together, where the first of them stands); the second runs alone, as its 25 MB must
+// cases together, where the first of them stands); the second runs alone, as its second half must
 // arrive within that grace period.
 const dirs: string[] = [];
 const newDir = () => {
@@ -23,13 +23,20 @@ const newDir = () => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const MB = 1024 * 1024;
+/**
+ * The upload's size: what these cases test is the grace period and a request under way when the
+ * signal comes (each waits until the mock is writing the blob), not the size — 50 MB written three
+ * times was most of this file's CPU.
+ */
+const SIZE = 8 * MB;
+const HALF = SIZE / 2;
 const HEAD = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
 const TAIL = Buffer.from('\r\n--b--\r\n');
 // Uploads under way are written to the data directory's tmp/ (docs/guarantees.md).
 const blobsDir = (dir: string) => join(dir, 'data', 'tmp');
 const temps = (dir: string) => readdirSync(blobsDir(dir)).filter((f) => f.startsWith('.tmp-'));
 
-/** Starts a 50 MB upload and sends its first 25 MB; resolves once the mock is writing it to disk. */
+/** Starts an upload of SIZE bytes and sends its first half; resolves once the mock is writing it to disk. */
 async function halfUpload(url: string, dir: string): Promise<{ req: ClientRequest; answer: Promise<IncomingMessage> }> {
   const u = new URL(`${url}/sessions/sess_demo/files`);
   const req = request({
@@ -37,7 +44,7 @@ async function halfUpload(url: string, dir: string): Promise<{ req: ClientReques
     port: u.port,
     path: u.pathname,
     method: 'POST',
-    headers: { Authorization: 'Bearer sk_test_demo', 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': HEAD.length + 50 * MB + TAIL.length },
+    headers: { Authorization: 'Bearer sk_test_demo', 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': HEAD.length + SIZE + TAIL.length },
   });
   const answer = new Promise<IncomingMessage>((resolve, reject) => {
     req.on('response', resolve);
@@ -51,7 +58,7 @@ async function halfUpload(url: string, dir: string): Promise<{ req: ClientReques
     if (temps(dir).length) watcher.close(), resolve();
   });
   req.write(HEAD);
-  req.write(Buffer.alloc(25 * MB, 1));
+  req.write(Buffer.alloc(HALF, 1));
   await writing;
   return { req, answer };
 }
@@ -80,7 +87,7 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
   const { req, answer } = await halfUpload(cli.url, dir);
   cli.child.kill('SIGTERM');
   await cli.waitFor(/stopping: waiting for 1 request/);
-  req.end(Buffer.concat([Buffer.alloc(25 * MB, 2), TAIL]));
+  req.end(Buffer.concat([Buffer.alloc(HALF, 2), TAIL]));
   const res = await answer;
   expect(res.statusCode).toBe(201);
   const body = JSON.parse(await new Promise<string>((resolve) => {
@@ -88,7 +95,7 @@ test('an upload that completes after SIGTERM, within the grace period, is answer
     res.on('data', (c) => (text += c));
     res.on('end', () => resolve(text));
   }));
-  expect(body.size).toBe(50 * MB);
+  expect(body.size).toBe(SIZE);
   expect(await cli.exited).toBe(0);
   expect(temps(dir)).toEqual([]);
 

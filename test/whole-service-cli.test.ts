@@ -4,7 +4,7 @@
  * starts, names the operations the union shadows in one warning line, and answers the added ones.
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURES } from './helpers.js';
@@ -40,21 +40,32 @@ function refused(r: ReturnType<typeof run>) {
   return lines[0];
 }
 
-describe.each([
-  ['not-json.json', /JSON|YAML|pars/i],
-  ['not-yaml.yaml', /YAML|pars/i],
-  ['swagger-2.json', /OpenAPI 3/i],
-  ['not-openapi.yaml', /OpenAPI 3/i],
-  ['unresolvable-ref.json', /#\/components\/schemas\/SessionStartAnswer/],
-  ['duplicate-operation-id.json', /session_start/],
-  ['builtin-operation-id.json', /listSessionFiles/],
-  ['openid-connect.json', /openIdConnect/],
-  ['mutual-tls.yaml', /mutualTLS/],
-])('a bad document: %s', (file, problem) => {
+/**
+ * Every bad document of the fixtures: the exact problem, and a looser word of it. (This table was
+ * also run, as spec-union.test.ts's, with the same command: one run per file now, here.)
+ */
+const BAD_CASES: [string, RegExp, RegExp][] = [
+  ['not-json.json', /is not valid JSON/, /JSON|YAML|pars/i],
+  ['not-yaml.yaml', /is neither JSON nor valid YAML/, /YAML|pars/i],
+  ['not-openapi.yaml', /is not an OpenAPI 3\.0 or 3\.1 document/, /OpenAPI 3/i],
+  ['swagger-2.json', /is not an OpenAPI 3\.0 or 3\.1 document \(swagger "2\.0"\)/, /OpenAPI 3/i],
+  ['unresolvable-ref.json', /unresolvable \$ref "#\/components\/schemas\/[^"]+" at #\/paths\/\S+\/\$ref/, /#\/components\/schemas\/SessionStartAnswer/],
+  ['duplicate-operation-id.json', /duplicate operationId "session_start"/, /session_start/],
+  ['builtin-operation-id.json', /duplicate operationId "listSessionFiles"/, /listSessionFiles/],
+  ['openid-connect.json', /security scheme "oidc" \(type "openIdConnect"\) is not supported/, /openIdConnect/],
+  ['mutual-tls.yaml', /security scheme "\w+" \(type "mutualTLS"\) is not supported/, /mutualTLS/],
+];
+
+test('every bad case of the fixtures has a row here', () => {
+  expect(readdirSync(BAD).sort()).toEqual(BAD_CASES.map(([f]) => f).sort());
+});
+
+describe.each(BAD_CASES)('a bad document: %s', (file, problem, named) => {
   test('exits 2 with one line naming the file and the problem', () => {
     const line = refused(runBad(file));
-    expect(line).toContain(file);
+    expect(line).toContain(`cloud-browser-mock: --spec ${join(BAD, file)}: `);
     expect(line).toMatch(problem);
+    expect(line).toMatch(named);
   });
 });
 

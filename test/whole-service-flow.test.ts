@@ -6,7 +6,7 @@
  * the journal's redaction of password fields; and every added operation answering 2xx with a
  * valid body to requests sampled from its own schemas.
  */
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -292,13 +292,36 @@ describe('every added operation, sent a request sampled from its own schemas, an
     return problems;
   }
 
+  /**
+   * One app per document for every seed, kept for this block: the first seed is the app's own
+   * option, each next one a scenario switch (`POST /__mock/scenario` with the seed: every
+   * workspace reset, answers from that seed, as a fresh app with it). A fresh app per seed built
+   * the union and compiled each operation's validators again, most of this file's CPU; none of
+   * these cases depends on anything but the seed and an empty workspace.
+   */
+  const seeded = new Map<string, MockApp>();
+  afterAll(async () => {
+    await Promise.all([...seeded.values()].map((a) => a.mock.close()));
+  });
+  async function appSeeded(spec: string, seed: number) {
+    let app = seeded.get(spec);
+    if (!app) {
+      app = await specApp({ spec, seed });
+      seeded.set(spec, app);
+      return app;
+    }
+    const switched = await request(app).post('/__mock/scenario').send({ name: 'default', seed });
+    expect([switched.status, switched.body]).toEqual([200, { scenario: 'default', seed }]);
+    return app;
+  }
+
   test.each(SEEDS)('seed %i', async (seed) => {
-    const app = await start({ spec: SPEC, seed });
+    const app = await appSeeded(SPEC, seed);
     expect(await everyAdded(app, supplied, supplied, seed, true)).toEqual([]);
   });
 
   test.each(SEEDS)('the 3.0 YAML variant, seed %i (answers valid for the served 3.1 union)', async (seed) => {
-    const app = await start({ spec: SPEC_30, seed });
+    const app = await appSeeded(SPEC_30, seed);
     const doc30: Document = parseYaml(readFileSync(SPEC_30, 'utf8'));
     const served = (await request(app).get('/openapi.json')).body;
     expect(addedBy(doc30).length).toBeGreaterThan(5);
