@@ -1,7 +1,7 @@
 /**
  * The store's test-only switches reach it as an option, never from the environment (issue 32,
  * item 5): every jest run sets NODE_ENV=test, and a user's process may hold CBM_TEST_* for any
- * reason — only the command reads them (src/cli/cli.ts), for the CLI children the crash tests start.
+ * reason — only the command reads them (src/cli/serve.ts), for the CLI children the crash tests start.
  */
 import { afterEach, beforeEach, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Crash instants a test can name (issue 26, item 6): kill points inside the store that timed
  * kills cannot hit (an append takes microseconds). They reach the store as an option
  * (StoreOptions.testHooks); the store never reads the environment. Only the command does, under
- * NODE_ENV=test (src/cli/cli.ts), for the CLI children the robustness tests start:
+ * NODE_ENV=test (src/cli/serve.ts), for the CLI children the robustness tests start:
  *
  *   CBM_TEST_CRASH_AT=<point>[:<n>]   SIGKILL at the n-th time (default 1st) the point is reached
  *   CBM_TEST_COMPACT_BYTES=<bytes>    compact a change log once it holds this many bytes
