@@ -58,10 +58,12 @@ export function startCli(args: string[], opts: CliOptions): Promise<RunningCli> 
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     // A child that never says where it listens is stopped, not left running (jest would wait on it).
+    // A liveness deadline, not a speed claim: a start takes about a second, but a machine at load
+    // 15+ once took past 15 s.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no listening line in 15 s; stderr: ${err}`));
-    }, 15000);
+      reject(new Error(`no listening line in 60 s; stderr: ${err}`));
+    }, 60_000);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m) return;
