@@ -17,7 +17,7 @@ export default {
   // Two workers on two cores: most of the slow files wait on child processes, installs and the
   // network rather than compute, so a second worker nearly halves the run (issue 31). The slow
   // files start first (test/sequencer.js).
-  maxWorkers: 2,
+  maxWorkers: 3,
   testSequencer: '<rootDir>/test/sequencer.js',
   // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
   reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
