@@ -11,12 +11,13 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
-  // A generous bound, never a speed check: on a busy 2-core machine with two workers a heavy case
+  // A generous bound, never a speed check: on a busy 2-core machine with three workers a heavy case
   // (a document's every operation for one seed, a CLI child's start) can take well past 30 s.
   testTimeout: 120000,
-  // Two workers on two cores: most of the slow files wait on child processes, installs and the
-  // network rather than compute, so a second worker nearly halves the run (issue 31). The slow
-  // files start first (test/sequencer.js).
+  // Three workers on two cores: with two, a fresh clone's run left the cores idle ~6% of the time
+  // (a file waiting on a child's start, an install's network round trips, Chromium); a third
+  // worker fills those gaps (267–285 s with two, 256 s with three, issue 31). The slow files
+  // start first (test/sequencer.js). The bound is the cores: a fourth would only add contention.
   maxWorkers: 3,
   testSequencer: '<rootDir>/test/sequencer.js',
   // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
