@@ -65,7 +65,9 @@ describe('when the upstream fails', () => {
   });
 
   test('a slow but flowing download is not cut by the idle timeout', async () => {
-    const chunks = 8;
+    // 24 pauses of 100 ms against a 1.5 s idle timeout: each pause far below it (a loaded machine
+    // once stretched a 150 ms pause past a 400 ms timeout), all of them together well above it.
+    const chunks = 24;
     const slow = createServer((req, res) => {
       req.resume();
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
@@ -76,11 +78,10 @@ describe('when the upstream fails', () => {
           clearInterval(tick);
           res.end();
         }
-      }, 150);
+      }, 100);
     });
     const url = await listen(slow);
-    // Each pause is shorter than the timeout; all of them together are much longer.
-    const proxy = await testServer({ upstream: url, upstreamTimeoutMs: 400 });
+    const proxy = await testServer({ upstream: url, upstreamTimeoutMs: 1500 });
     try {
       const res = await fetch(`${proxy.url}/sessions/sess_1/files/file_1`, { headers: auth });
       expect(res.status).toBe(200);
