@@ -14,6 +14,9 @@ import { brokenRule, CLI_DEFAULTS, type ServerOptions } from '../options.js';
 
 export class UsageError extends Error {}
 
+/** One line of the command's own, prefixed with its name (`line` starts with `:` or a space). */
+export const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
+
 export { FLAGS, type FlagSpec } from './cli-flags.js';
 
 export const envName = (flag: string) => `CBM_${flag.replace(/-/g, '_').toUpperCase()}`;

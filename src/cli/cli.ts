@@ -5,11 +5,9 @@
  * 1 for anything else. The server part is imported only once the arguments ask for a server:
  * `--help`, `--version` and a bad flag or directory answer without loading it.
  */
-import { UsageError, helpText, parseCli, type CliResult } from './cli-args.js';
+import { UsageError, helpText, parseCli, say, type CliResult } from './cli-args.js';
 import { packageVersion } from '../primitives/package-root.js';
 import { prepareDataDir } from './startup-checks.js';
-
-const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
 async function main(): Promise<number> {
   let parsed: CliResult;

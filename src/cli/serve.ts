@@ -3,7 +3,7 @@
  * on SIGTERM/SIGINT, say what it waits for and stop. cli.ts loads this module only once the
  * arguments ask for a server, so `--help`, `--version` and a bad flag never load the server.
  */
-import type { CliResult } from './cli-args.js';
+import { say, type CliResult } from './cli-args.js';
 import { jsonDestination, prettyDestination } from './logging.js';
 import { ScenarioError } from '../scenarios/scenario.js';
 import { flushLog, startMockServer, type MockServer } from '../server.js';
@@ -14,8 +14,6 @@ import { testHooks } from '../store/test-hooks.js';
 import { ProxySetupError } from '../proxy/forward.js';
 import { SpecError } from '../document/spec-file.js';
 import { OWN_PATHS } from '../primitives/own-paths.js';
-
-const say = (stream: NodeJS.WriteStream, line: string) => stream.write(`cloud-browser-mock${line}\n`);
 
 /** The line that tells a person where the mock is. */
 const listeningLine = (server: MockServer) => ` listening on ${server.url} (set your client's base URL to it; Swagger UI at ${server.url}${OWN_PATHS.docs}, inspector at ${server.url}${OWN_PATHS.inspector})`;
