@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page, Request as PageRequest } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
-import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
+import { CHROMIUM, HAS_CHROMIUM as haveChromium, SharedTab, launchChromium } from './chromium.js';
 import { ROOT, testServer } from './helpers.js';
 
 if (!haveChromium) console.warn(`browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium); .ci/run installs it`);
@@ -21,39 +21,24 @@ const describeInBrowser = haveChromium ? describe : describe.skip;
 const SHOTS = join(ROOT, 'test-output');
 
 let browser: Browser;
-/**
- * One tab for every case: each case navigates it to a fresh document, which costs a fraction of
- * the browser context and renderer process a new page starts.
- */
-let tab: Page;
+let tab: SharedTab;
 beforeAll(async () => {
   if (!haveChromium) return;
   mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
-  tab = await browser.newPage();
-  tab.setDefaultTimeout(15_000); // a step that cannot happen fails with its locator, not the test's timeout
+  tab = await SharedTab.open(browser);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Removes the listener the current case added to the tab. */
-let detach: (() => void) | undefined;
 
 /** Every URL the tab requests from now until `release`, to show that nothing was fetched from another host. */
 function recordRequests(page: Page): string[] {
   const urls: string[] = [];
   const onRequest = (r: PageRequest) => urls.push(r.url());
   page.on('request', onRequest);
-  detach = () => page.off('request', onRequest);
+  tab.until(() => page.off('request', onRequest));
   return urls;
-}
-
-/** Ends a case's use of the tab: a blank document, so nothing of the case's page runs on, then its listener off. */
-async function release(): Promise<void> {
-  await tab.goto('about:blank');
-  detach?.();
-  detach = undefined;
 }
 
 if (!haveChromium) {
@@ -69,7 +54,7 @@ describeInBrowser('/docs in headless Chromium', () => {
   afterAll(() => mock.close());
 
   test('authorize with the scenario’s user, then "list session files" for sess_demo answers 200 with files', async () => {
-    const page = tab;
+    const page = tab.page;
     const requested = recordRequests(page);
     try {
       await page.goto(`${mock.url}/docs`);
@@ -105,7 +90,7 @@ describeInBrowser('/docs in headless Chromium', () => {
 
       expect(requested.filter((u) => !u.startsWith(`${mock.url}/`) && !u.startsWith('data:'))).toEqual([]);
     } finally {
-      await release();
+      await tab.release();
     }
   }, 60_000);
 });
@@ -118,7 +103,7 @@ describeInBrowser('the landing page and /__mock/docs in headless Chromium', () =
   afterAll(() => mock.close());
 
   test('from /, the control plane’s Swagger UI opens without a token, and after Authorize its calls carry it', async () => {
-    const page = tab;
+    const page = tab.page;
     const requested = recordRequests(page);
     try {
       await page.goto(`${mock.url}/`);
@@ -142,7 +127,7 @@ describeInBrowser('the landing page and /__mock/docs in headless Chromium', () =
 
       expect(requested.filter((u) => !u.startsWith(`${mock.url}/`) && !u.startsWith('data:'))).toEqual([]);
     } finally {
-      await release();
+      await tab.release();
     }
   }, 60_000);
 });
@@ -160,7 +145,7 @@ describeInBrowser('a page on another origin calling the mock', () => {
 
   /** Runs fetch() calls in the page against the mock; each gives its status or the browser's error. */
   async function callFromPage(mockUrl: string) {
-    const page = tab;
+    const page = tab.page;
     try {
       await page.goto(origin);
       return await page.evaluate(async (base) => {
@@ -191,7 +176,7 @@ describeInBrowser('a page on another origin calling the mock', () => {
         };
       }, mockUrl);
     } finally {
-      await release();
+      await tab.release();
     }
   }
 

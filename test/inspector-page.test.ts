@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request as PageRequest, Response as PageResponse } from 'playwright-core';
 import type { MockServer } from '../src/server.js';
-import { CHROMIUM, HAS_CHROMIUM as haveChromium, launchChromium } from './chromium.js';
+import { CHROMIUM, HAS_CHROMIUM as haveChromium, SharedTab, launchChromium } from './chromium.js';
 import { testServer } from './helpers.js';
 
 const describeInBrowser = haveChromium ? describe : describe.skip;
@@ -21,28 +21,20 @@ const AUTH = { Authorization: 'Bearer sk_test_demo' };
 const SECRET_VALUE = 'sv-inspector-do-not-show-4711';
 
 let browser: Browser;
-/**
- * One tab for every case: each case navigates it to a fresh document, which costs a fraction of
- * the browser context and renderer process a new page starts (the bulk of this file's CPU).
- */
-let tab: Page;
+let tab: SharedTab;
 beforeAll(async () => {
   if (!haveChromium) return;
   console.log(`inspector screenshots: ${SHOTS}`);
   browser = await launchChromium();
-  tab = await browser.newPage();
-  tab.setDefaultTimeout(15_000);
+  tab = await SharedTab.open(browser);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
 });
 
-/** Removes the listeners the current case added to the tab. */
-let detach: (() => void) | undefined;
-
 /** The tab at `url`, recording what it fetched, what failed and what the script threw from now on. */
 async function openPage(url: string, viewport = { width: 1280, height: 800 }) {
-  const page = tab;
+  const page = tab.page;
   await page.setViewportSize(viewport);
   const seen = { urls: [] as string[], failed: [] as string[], errors: [] as string[], bytes: 0, auth: [] as (string | undefined)[] };
   const onRequest = (r: PageRequest) => {
@@ -60,25 +52,14 @@ async function openPage(url: string, viewport = { width: 1280, height: 800 }) {
   page.on('requestfailed', onFailed);
   page.on('response', onResponse);
   page.on('pageerror', onError);
-  detach = () => {
+  tab.until(() => {
     page.off('request', onRequest);
     page.off('requestfailed', onFailed);
     page.off('response', onResponse);
     page.off('pageerror', onError);
-  };
+  });
   await page.goto(url);
   return { page, seen };
-}
-
-/**
- * Ends a case's use of the tab: a blank document first, so nothing of the inspector (a poll in
- * flight, its timer) runs on into the next case or the mock's reset, then the case's listeners off.
- */
-async function release(): Promise<void> {
-  if (!detach) return;
-  await tab.goto('about:blank');
-  detach();
-  detach = undefined;
 }
 
 const connected = (page: Page) => page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
@@ -91,7 +72,7 @@ describeInBrowser('the inspector page /__mock/ui', () => {
     mock = await testServer();
   });
   afterEach(async () => {
-    await release();
+    await tab.release();
     await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
     await fetch(`${mock.url}/__mock/clock/reset`, { method: 'POST' });
   });
@@ -274,7 +255,7 @@ describeInBrowser('the inspector page with --admin-token', () => {
       expect(seen.auth.slice(1)).toEqual(seen.auth.slice(1).map(() => 'Bearer inspector-admin-token'));
       expect(seen.errors).toEqual([]);
     } finally {
-      await release();
+      await tab.release();
     }
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ServerOptions } from '../src/server.js';
-import { CHROMIUM, HAS_CHROMIUM, launchChromium } from './chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, SharedTab, launchChromium } from './chromium.js';
 import { FIXTURES, testServer } from './helpers.js';
 
 const describeInBrowser = HAS_CHROMIUM ? describe : describe.skip;
@@ -19,42 +19,30 @@ const SPEC = join(FIXTURES, 'whole-service', 'service.openapi.json');
 const GONE = { detail: 'Session sess_gone not found' };
 
 let browser: Browser;
-/** One tab for both cases, each navigating it to a fresh document: a new page starts a browser context and renderer. */
-let tab: Page;
+let tab: SharedTab;
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cbm-inspector-pins-'));
   if (!HAS_CHROMIUM) return;
   browser = await launchChromium();
-  tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  tab.setDefaultTimeout(15_000);
+  tab = await SharedTab.open(browser, { viewport: { width: 1280, height: 800 } });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Removes the listener the current case added to the tab. */
-let detach: (() => void) | undefined;
-
 /** The page on the Pins tab, and the script errors it raises until `release`. */
 async function pinsTab(url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = tab;
+  const page = tab.page;
   const errors: string[] = [];
   const onError = (e: Error) => errors.push(e.message);
   page.on('pageerror', onError);
-  detach = () => page.off('pageerror', onError);
+  tab.until(() => page.off('pageerror', onError));
   await page.goto(`${url}/__mock/ui`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   await page.getByRole('tab', { name: 'Pins' }).click();
   return { page, errors };
-}
-
-/** Ends a case's use of the tab: a blank document, so the inspector stops polling, then its listener off. */
-async function release(): Promise<void> {
-  await tab.goto('about:blank');
-  detach?.();
-  detach = undefined;
 }
 
 describeInBrowser('the inspector Pins panel', () => {
@@ -68,7 +56,7 @@ describeInBrowser('the inspector Pins panel', () => {
       await page.getByText('No pins: added operations answer generated bodies.').waitFor();
       expect(opened.errors).toEqual([]);
     } finally {
-      await release();
+      await tab.release();
       await mock.close();
     }
   }, 60_000);
@@ -98,7 +86,7 @@ describeInBrowser('the inspector Pins panel', () => {
       expect((await mock.pins.list()).map((p) => p.operationId)).toEqual(['session_status']);
       expect(opened.errors).toEqual([]);
     } finally {
-      await release();
+      await tab.release();
       await mock.close();
     }
   }, 60_000);
