@@ -236,6 +236,7 @@ export function table(results) {
         lines.push(row([key === 'mockSpec' ? ep.label : '', r.label, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.bytesPerResponse), key === 'mockSpec' ? `${times(ep.ratioWithoutSpec)} w/o` : ''], w) + (r.errors ? `  (${r.errors} errors/non-2xx)` : '') + stealNote(r.steal));
       }
     }
+    if (sp.builtInProcesses) lines.push(`  the built-in endpoints: ${sp.builtInProcesses} processes of each kind, started A B B A A B, ${sp.builtInRunSeconds} s runs; each round's ratio is the kinds' mean throughputs'; rounds ${Object.values(sp.builtIn).map((ep) => `${ep.label.split(' ')[0]} ${ep.roundRatios.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}`);
     const c = sp.coldStart;
     lines.push(`  cold start with --spec: spawn → /health ${fmt(c.medianHealthMs)} ms, → first generated session_start answer ${fmt(c.medianFirstAnswerMs)} ms (runs ${c.runs.map((x) => x.firstAnswerMs).join(', ')})${c.prismDynamicMedianFirstAnswerMs !== undefined ? `; Prism -d ${fmt(c.prismDynamicMedianFirstAnswerMs)} ms (runs ${c.prismRunsMs.join(', ')})` : ''}`);
     lines.push('');

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { ENDPOINTS, auth, runEndpoint } from '../lib/endpoints.mjs';
 import { load, median, medianRun } from '../lib/load.mjs';
 import { send } from '../lib/processes.mjs';
-import { medianRatio, roundOrder } from '../lib/rounds.mjs';
+import { medianRatio, perRoundRatios, roundOrder } from '../lib/rounds.mjs';
 import { flushDisk, settle, SETTLE_MS } from '../lib/servers.mjs';
 import { stealSummary } from '../lib/steal.mjs';
 
@@ -48,6 +48,21 @@ async function firstStart(url, token = 'sk_bench_spec_first') {
     if (r.status === 200) return JSON.parse(r.body);
     if (r.status !== 503 || performance.now() > until) throw new Error(`POST /sessions/start answered ${r.status}: ${String(r.body).slice(0, 300)}`);
   }
+}
+
+/** The mean of one round's runs on several processes of one kind (their steal records kept). */
+function meanRun(list) {
+  const mean = (f) => list.reduce((n, x) => n + f(x), 0) / list.length;
+  const steal = list.map((x) => x.steal).filter(Boolean);
+  return {
+    ...list[0],
+    rps: mean((x) => x.rps),
+    p50: mean((x) => x.p50),
+    p99: mean((x) => x.p99),
+    errors: list.reduce((n, x) => n + x.errors, 0),
+    non2xx: list.reduce((n, x) => n + x.non2xx, 0),
+    steal: steal.length ? { runs: Math.max(...steal.map((x) => x.runs)), stillStolen: steal.some((x) => x.stillStolen) } : undefined,
+  };
 }
 
 export async function specPhase(ctx) {
@@ -97,31 +112,60 @@ export async function specPhase(ctx) {
   await round('session_start', generators, (s, tag) => sessionStarts(s.server, tag, { connections, duration }), runs.sessionStart);
   for (const g of generators) await g.server.stop();
 
-  // The built-in endpoints with and without --spec, on two servers holding the same workspaces:
-  // the session_start rounds above leave ~10⁵ sessions in their server's store, whose heap would
-  // slow any server's requests alike (a larger heap to collect), which is not what --spec costs.
-  // The --spec one has answered a second of session_starts first, so the added operations' code
-  // has run through the shared stages before the built-ins are measured.
-  const plain = await start.startMock({ name: 'mock-nospec' });
-  const specBuiltIns = await start.startMock({ name: 'mock-spec-builtins', extra: spec });
-  await firstStart(specBuiltIns.url);
-  await sessionStarts(specBuiltIns, 'prime', { connections, duration: 1 });
-  const builtIns = [
-    { key: 'mockSpec', label: 'mock --spec', server: specBuiltIns },
-    { key: 'mock', label: 'mock (no --spec)', server: plain },
+  // The built-in endpoints with and without --spec, on servers holding the same workspaces: the
+  // session_start rounds above leave ~10⁵ sessions in their server's store, whose heap would slow
+  // any server's requests alike (a larger heap to collect), which is not what --spec costs. Each
+  // --spec server has answered a second of session_starts first (to a workspace of its own), so
+  // the added operations' code has run through the shared stages before the built-ins are measured.
+  //
+  // Three processes of each kind, started in the order A B B A A B: two processes of the same
+  // build, started one after the other, differ by up to ~5–10% in throughput for as long as they
+  // run (four plain mocks measured side by side: 0.955–1.065× of the first), so one process a side
+  // measured the processes, not --spec. Each round runs all six; its ratio is the --spec servers'
+  // mean throughput over the plain servers'.
+  const KINDS = [
+    { key: 'mock', label: 'mock (no --spec)', extra: [] },
+    { key: 'mockSpec', label: 'mock --spec', extra: spec },
   ];
+  const builtIns = [];
+  for (const [i, k] of [0, 1, 1, 0, 0, 1].entries()) {
+    const kind = KINDS[k];
+    const server = await start.startMock({ name: `${kind.key}-builtins-${i + 1}`, extra: kind.extra });
+    if (kind.extra.length) {
+      await firstStart(server.url);
+      await sessionStarts(server, `prime${i}`, { connections, duration: 1 });
+    }
+    builtIns.push({ ...kind, server, n: i + 1 });
+  }
+  const perRun = Math.max(2, Math.round(duration / 2));
   await settle(1000);
   for (const ep of ENDPOINTS) {
     flushDisk();
+    const perServer = builtIns.map(() => []);
+    for (const [i, s] of builtIns.entries()) await runEndpoint(s.server, ep, `warm_spec_${i}`, { connections, duration: warmup });
+    for (let r = 0; r < rounds; r++) {
+      for (const i of builtIns.map((_, j) => (j + r) % builtIns.length)) {
+        const s = builtIns[i];
+        await settle(SETTLE_MS);
+        const result = await ctx.measured(`round ${r + 1} ${ep.key} ${s.key} #${s.n}`, (attempt) => runEndpoint(s.server, ep, `spec_r${r}_${i}${attempt ? `_again${attempt}` : ''}`, { connections, duration: perRun }));
+        perServer[i].push(result);
+        ctx.log(`round ${r + 1} ${ep.key.padEnd(16)} ${`${s.key} #${s.n}`.padEnd(13)} ${Math.round(result.rps).toString().padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.errors + result.non2xx ? `  (${result.errors} errors, ${result.non2xx} non-2xx: ${JSON.stringify(result.statuses)})` : ''}`);
+      }
+    }
+    // One run per kind and round: the mean of its processes' figures in that round.
     runs[ep.key] = {};
-    for (const s of builtIns) await runEndpoint(s.server, ep, `warm_spec_${s.key}`, { connections, duration: warmup });
-    await round(ep.key, builtIns, (s, tag) => runEndpoint(s.server, ep, `spec_${tag}`, { connections, duration }), runs[ep.key]);
+    for (const kind of KINDS) {
+      const mine = builtIns.flatMap((s, i) => (s.key === kind.key ? [perServer[i]] : []));
+      runs[ep.key][kind.key] = mine[0].map((_, r) => meanRun(mine.map((list) => list[r])));
+    }
   }
   for (const s of builtIns) await s.server.stop();
 
   return {
     document: relative(ctx.root, specDoc),
     operations: ops,
+    builtInProcesses: 3,
+    builtInRunSeconds: perRun,
     coldStart: {
       runs: cold.map((c) => ({ healthMs: Math.round(c.healthMs), firstAnswerMs: Math.round(c.firstAnswerMs) })),
       medianHealthMs: median(cold.map((c) => c.healthMs)),
@@ -137,8 +181,9 @@ export async function specPhase(ctx) {
         ep.key,
         {
           label: ep.label,
-          servers: Object.fromEntries(builtIns.map((s) => [s.key, { label: s.label, ...medianRun(runs[ep.key][s.key]), steal: stealSummary(runs[ep.key][s.key]) }])),
+          servers: Object.fromEntries([...KINDS].reverse().map((s) => [s.key, { label: s.label, processes: 3, ...medianRun(runs[ep.key][s.key]), steal: stealSummary(runs[ep.key][s.key]) }])),
           ratioWithoutSpec: medianRatio(runs[ep.key], 'mockSpec', 'mock'),
+          roundRatios: perRoundRatios(runs[ep.key], 'mockSpec', 'mock'),
         },
       ]),
     ),
