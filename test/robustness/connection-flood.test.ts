@@ -185,10 +185,14 @@ const linux = process.platform === 'linux';
   }, 120_000);
 });
 
-test('connections under the cap are untouched: a 100 MiB upload sent in chunks, pausing less than the idle timeout, answers 201 with its checksum', async () => {
+// The idle timeout, not the size, is what this case tests: four pauses of 500 ms make the upload
+// last past the 2 s idle timeout, so a timeout that bounded the whole body would cut it. 20 MiB (a
+// pause every 5 MiB) does that as 100 MiB (every 25 MiB) did, for a fifth of the bytes to hash.
+test('connections under the cap are untouched: a 20 MiB upload sent in chunks, pausing less than the idle timeout, answers 201 with its checksum', async () => {
   const cli = await run(['--data-dir', 'data', '--body-idle-timeout', '2s'], undefined);
   const url = new URL(cli.url);
   const MiB = 1024 * 1024;
+  const SIZE = 20;
   const chunk = Buffer.alloc(MiB);
   const sha = createHash('sha256');
   const head = Buffer.from('--B\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
@@ -200,20 +204,20 @@ test('connections under the cap are untouched: a 100 MiB upload sent in chunks, 
   const closed = new Promise<void>((r) => socket.once('close', () => r()));
   await new Promise<void>((r) => socket.once('connect', () => r()));
   const write = (b: Buffer) => new Promise<void>((r) => (socket.write(b) ? r() : socket.once('drain', () => r())));
-  await write(Buffer.from(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer honest\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${head.length + 100 * MiB + tail.length}\r\nConnection: close\r\n\r\n`));
+  await write(Buffer.from(`POST /sessions/sess_demo/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer honest\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${head.length + SIZE * MiB + tail.length}\r\nConnection: close\r\n\r\n`));
   await write(head);
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < SIZE; i++) {
     chunk.fill(i);
     sha.update(chunk);
     await write(chunk);
-    // A pause every 25 MiB, well under the 2 s idle timeout.
-    if (i % 25 === 24) await sleep(500);
+    // A pause every 5 MiB, well under the 2 s idle timeout.
+    if (i % 5 === 4) await sleep(500);
   }
   await write(tail);
   await closed;
   expect(received).toMatch(/^HTTP\/1\.1 201 /);
   const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
-  expect(body).toMatchObject({ size: 100 * MiB, checksum: sha.digest('hex') });
+  expect(body).toMatchObject({ size: SIZE * MiB, checksum: sha.digest('hex') });
 }, 120_000);
 
 test('an over-cap connection that keeps dripping its body gets its 503 without sending the body, and is closed by the mock', async () => {
