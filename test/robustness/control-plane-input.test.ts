@@ -62,17 +62,26 @@ async function start(args: string[] = [], dir = mkdtempSync(join(root, 'cli-')))
 type Mock = Awaited<ReturnType<typeof start>>;
 
 /** One CLI for the describe block it is called in (at the top level: for the whole file). */
-function shared(): () => Mock {
+function shared(args: string[] = []): () => Mock {
   let m: Mock;
   beforeAll(async () => {
-    m = await start();
+    m = await start(args);
   });
   return () => m;
 }
 
-// The snapshot and fault refusals (each case in a workspace of its own, or writing nothing) share
-// one CLI with the default options.
-const common = shared();
+/**
+ * The upload limit of the shared CLI. The bound, not the size, is what the cases at it test: a
+ * snapshot's file may be as large as the upload limit (control-input.ts snapshotValueErrors), so
+ * 16 MiB tests the same bound as the default 100 MiB, whose round trip moved ~133 MiB of base64
+ * out and back (~12 CPU-s).
+ */
+const LIMIT = 16 * 1024 * 1024;
+
+// The snapshot and fault refusals (each case in a workspace of its own, or writing nothing) and
+// the round trip at the upload limit, which runs last and in the demo key's workspace, which no
+// refusal changes, share one CLI.
+const common = shared(['--max-upload', '16MiB']);
 
 /**
  * One request on a connection of its own, closed after it. fetch's pool would send the next
@@ -145,7 +154,7 @@ describe('a workspace snapshot holds only what the service can represent', () =>
   test.each([
     ['size −1', [file({ size: -1 })], /greater_than_equal/],
     ['size 2^53', [file({ size: 2 ** 53 })], /less_than_equal/],
-    ['size over the upload limit', [file({ size: 100 * 1024 * 1024 + 1 })], /less_than_equal/],
+    ['size over the upload limit', [file({ size: LIMIT + 1 })], /less_than_equal/],
     ['a leap second', [file({ created_at: '2030-06-30T23:59:60Z' })], /datetime_from_date_parsing/],
     ['month 13', [file({ created_at: '2030-13-01T00:00:00Z' })], /datetime_from_date_parsing/],
     ['February 30', [file({ expires_at: '2030-02-30T00:00:00Z' })], /datetime_from_date_parsing/],
@@ -216,17 +225,13 @@ describe('large files', () => {
     expect(peak).toBeLessThan(size);
   });
 
-  // The bound, not the size, is what this case tests: a snapshot's file may be as large as the
-  // upload limit (control-input.ts snapshotValueErrors), so a CLI with --max-upload 16MiB and an
-  // upload of exactly 16 MiB test the same bound as 100 MiB under the default (which moved
-  // ~133 MiB of base64 out and back, ~12 CPU-s); one byte more is refused, so it is the largest.
+  // One byte more is refused, so the file round-tripped is the largest upload allowed.
   test('a workspace holding an upload of exactly the upload limit exports and re-imports; /health answers meanwhile', async () => {
-    const limit = 16 * 1024 * 1024;
-    const { cli, principal, stop } = await start(['--max-upload', '16MiB']);
+    const { cli, principal } = common();
     const upload = (content: Buffer) =>
       fresh('POST', `${cli.url}/sessions/sess_demo/files`, { ...AUTH, 'Content-Type': 'multipart/form-data; boundary=bb' }, multipart('bb', [{ name: 'file', filename: 'big.bin', type: 'application/octet-stream', content }]));
-    expect((await upload(Buffer.alloc(limit + 1, 'ab'))).status).toBe(413);
-    const content = Buffer.alloc(limit, 'ab');
+    expect((await upload(Buffer.alloc(LIMIT + 1, 'ab'))).status).toBe(413);
+    const content = Buffer.alloc(LIMIT, 'ab');
     expect((await upload(content)).status).toBe(201);
     const p = await principal();
     const exported = (await fresh('GET', `${cli.url}/__mock/workspaces/${p}`)).body;
@@ -237,7 +242,6 @@ describe('large files', () => {
     const down = await fresh('GET', `${cli.url}/sessions/sess_demo/files?limit=1`, AUTH);
     const [listed] = (JSON.parse(down.body.toString()) as { files: { size: number; checksum: string }[] }).files;
     expect(listed).toMatchObject({ size: content.length, checksum: createHash('sha256').update(content).digest('hex') });
-    await stop();
     // A loaded machine slows the base64 out and back: jest's 30 s default is a time bound this
     // test does not mean to set.
   }, 180_000);
