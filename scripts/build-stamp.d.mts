@@ -7,3 +7,5 @@ export function inputsHash(root: string): string;
 export function outputsHash(dist: string): string;
 /** Whether `dist` (default: root's dist/) holds what the build made from the package at `root` as it is now. */
 export function stampMatches(root: string, dist?: string): boolean;
+/** Stamps `dist` (default: root's dist/) as the build of the package at `root` as it is now. */
+export function writeStamp(root: string, dist?: string): void;

@@ -55,8 +55,9 @@ export function stampMatches(root, dist = join(root, 'dist')) {
   return stamp.outputs === outputsHash(dist) && stamp.inputs === inputsHash(root);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const dist = join(root, 'dist');
+/** Stamps `dist` (default: root's dist/) as the build of the package at `root` as it is now. */
+export function writeStamp(root, dist = join(root, 'dist')) {
   writeFileSync(join(dist, STAMP), `${JSON.stringify({ inputs: inputsHash(root), outputs: outputsHash(dist) }, null, 2)}\n`);
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) writeStamp(fileURLToPath(new URL('..', import.meta.url)));
