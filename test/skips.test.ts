@@ -34,7 +34,7 @@ let child: Promise<{ code: number | null; out: string }> | undefined;
 function jestWithoutPython(): Promise<{ code: number | null; out: string }> {
   child ??= (async () => {
     const { default: config } = (await import('../jest.config.js')) as { default: Record<string, unknown> };
-    // What jest takes per project (reporters, the sequencer and workers are the run's, set below).
+    // What jest takes per project: the reporters are the run's (named below); in band, its sequencer and workers do not apply.
     const { reporters: _r, testSequencer: _s, maxWorkers: _w, ...project } = config;
     const requirePython = join(bin, 'require-python.cjs');
     writeFileSync(requirePython, "process.env.CBM_REQUIRE_PYTHON = '1';\n");
