@@ -1,5 +1,6 @@
 /**
- * The package as npx users get it: `npm pack` (its prepack builds from scratch), then
+ * The package as npx users get it: `npm pack` (its prepack builds from scratch; test/packed.ts
+ * packs the build's stamped dist/ instead where it is what that build makes), then
  * `npx --yes ./cloud-browser-mock-<version>.tgz --port 0` from an empty directory. The tarball
  * must hold exactly what the CLI needs (CONTRACT §7: compiled code with .d.ts and source maps,
  * openapi.json, fixtures, README, LICENSE; and control-plane.openapi.json, which /__mock reads),
@@ -7,13 +8,14 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, multipart } from './helpers.js';
 import { TARBALL, packedTarball, userEnv } from './packed.js';
 import { links, readPage, resolvePath } from './doc-pages.js';
 import { HAS_CHROMIUM, expectInspectorWorks } from './inspector-check.js';
+import { STAMP, outputsHash, stampMatches, writeStamp } from '../scripts/build-stamp.mjs';
 
 if (!HAS_CHROMIUM) test.skip('the inspector page from the tarball loads in a browser [SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium)]', () => {});
 
@@ -50,6 +52,32 @@ test('the tarball ships compiled code with .d.ts and maps, the CommonJS bundle w
   // control-plane.openapi.json describes /__mock, which createApp reads at start-up.
   expect(files.filter((f) => !f.startsWith('dist/bin/'))).toEqual(['LICENSE', 'README.md', 'control-plane.openapi.json', 'openapi.json', 'package.json', ...fixtures, ...docs, ...compiled, ...commonJs].sort());
   expect(files.filter((f) => /^(test|src|scripts|examples)\/|\.ts$(?<!\.d\.ts)|\.cloud-browser-mock|^dist\/scripts/.test(f))).toEqual([]);
+});
+
+test('packed.ts reuses dist/ only as the build stamped it for the sources as they are: a changed, added or removed file under dist/, or other sources, make it build afresh', () => {
+  // The build stamps what it made last (scripts/build-stamp.mjs), so the stamp names dist/ as it is.
+  const stamped = JSON.parse(readFileSync(join(ROOT, 'dist', STAMP), 'utf8')) as { inputs: string; outputs: string };
+  expect(stamped.outputs).toBe(outputsHash(join(ROOT, 'dist')));
+  // Copies of dist/ stamped for the sources as they are (as the build would, were it run now).
+  const copy = (name: string) => {
+    const dist = join(work, name);
+    cpSync(join(ROOT, 'dist'), dist, { recursive: true });
+    writeStamp(ROOT, dist);
+    return dist;
+  };
+  expect(stampMatches(ROOT, copy('same'))).toBe(true);
+  const changed = copy('changed');
+  appendFileSync(join(changed, 'src', 'index.js'), '\n');
+  const added = copy('added');
+  writeFileSync(join(added, 'src', 'left-over.js'), 'export {};\n');
+  const removed = copy('removed');
+  rmSync(join(removed, 'bin', 'cli.js'));
+  const otherSources = copy('other-sources');
+  const stamp = JSON.parse(readFileSync(join(otherSources, STAMP), 'utf8')) as { inputs: string; outputs: string };
+  writeFileSync(join(otherSources, STAMP), JSON.stringify({ ...stamp, inputs: `other ${stamp.inputs}` }));
+  const unstamped = copy('unstamped');
+  rmSync(join(unstamped, STAMP));
+  expect([changed, added, removed, otherSources, unstamped].map((d) => stampMatches(ROOT, d))).toEqual([false, false, false, false, false]);
 });
 
 test('every link between the README and the docs pages lands on a page the tarball holds, so they work in node_modules', () => {

@@ -3,7 +3,10 @@
  * and rebuilds, which must not happen under the other test files importing it), with what must
  * not ship planted in the copy: a data directory, no dist/, the repository's node_modules linked.
  * Packed once per content (build-cache.ts): every test file that installs or inspects the tarball
- * shares the one `packedTarball()` makes.
+ * shares the one `packedTarball()` makes. Where the repository's dist/ is what the build made of
+ * the sources as they are (its stamp matches, scripts/build-stamp.mjs; `npm test`'s pretest has
+ * just built it), the copy gets that dist/ and is packed without prepack's second build of the
+ * same bytes (about 8 CPU-s of tsc and esbuild).
  */
 import { expect } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,6 +14,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { join, relative } from 'node:path';
 import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
+import { stampMatches } from '../scripts/build-stamp.mjs';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
@@ -22,14 +26,21 @@ export const userEnv = () => Object.fromEntries(Object.entries(process.env).filt
 const SKIP = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
 const skipped = (rel: string) => SKIP.has(rel.split(/[\\/]/)[0]) || rel.endsWith('.tgz');
 
-/** Packs a copy of the tree into `work`; returns the tarball's file list (sorted). */
-export function packCopy(work: string): string[] {
+/**
+ * Packs a copy of the tree into `work`; returns the tarball's file list (sorted). Given `builtDist`,
+ * a dist/ the build made of these very sources (stampMatches), the copy gets it (all of it: what
+ * must not ship, dist/scripts, is there as after prepack's build) and npm packs it without running
+ * prepack; otherwise prepack builds the copy's dist/ from nothing.
+ */
+export function packCopy(work: string, builtDist?: string): string[] {
   const tree = join(work, 'tree');
   cpSync(ROOT, tree, { recursive: true, filter: (src) => !skipped(relative(ROOT, src)) });
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
   mkdirSync(join(tree, '.cloud-browser-mock'));
   writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');
-  const packed = spawnSync('npm', ['pack', '--json', '--loglevel', 'error', '--pack-destination', work], { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
+  if (builtDist) cpSync(builtDist, join(tree, 'dist'), { recursive: true });
+  const args = ['pack', '--json', '--loglevel', 'error', '--pack-destination', work, ...(builtDist ? ['--ignore-scripts'] : [])];
+  const packed = spawnSync('npm', args, { cwd: tree, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
   expect([packed.status, packed.stderr]).toEqual([0, packed.stderr]);
   return (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0].files.map((f) => f.path).sort();
 }
@@ -44,7 +55,10 @@ export async function packedTarball(): Promise<{ tarball: string; files: string[
   const notPacked = (rel: string) => skipped(rel) || /^(test|examples|bench|python)([\\/]|$)/.test(rel);
   const key = hashFiles(['.'], (rel) => rel !== '' && notPacked(rel), [process.version]);
   const dir = await cached('npm-pack', key, (work) => {
-    const files = packCopy(work);
+    const built = stampMatches(ROOT) ? join(ROOT, 'dist') : undefined;
+    const files = packCopy(work, built);
+    // Which way it was packed, for whoever looks into the cache.
+    writeFileSync(join(work, 'packed-with.txt'), built ? `the repository's dist/ (stamp matched)\n` : `prepack's build\n`);
     rmSync(join(work, 'tree'), { recursive: true, force: true });
     writeFileSync(join(work, 'files.json'), JSON.stringify(files));
   });
