@@ -45,13 +45,23 @@ if (!haveChromium) {
   test.skip(`browser tests: skipped because ${CHROMIUM} is missing (apt-get install -y chromium)`, () => {});
 }
 
+/**
+ * One mock for both Swagger UI pages (/docs and /__mock/docs): on one origin the second page finds
+ * swagger-ui-bundle.js in the tab's cache, compiled, instead of a first load's ~3 CPU-s of Chromium.
+ * strict: only a token that the Authorize dialog really obtained from POST /token is accepted; the
+ * admin token guards the control plane only, so neither option changes what the other case meets.
+ */
+let swaggerMock: MockServer;
+beforeAll(async () => {
+  if (haveChromium) swaggerMock = await testServer({ auth: 'strict', adminToken: 'cp-browser-token' });
+});
+afterAll(() => swaggerMock?.close());
+
 describeInBrowser('/docs in headless Chromium', () => {
   let mock: MockServer;
-  beforeAll(async () => {
-    // strict: only a token that the Authorize dialog really obtained from POST /token is accepted.
-    mock = await testServer({ auth: 'strict' });
+  beforeAll(() => {
+    mock = swaggerMock;
   });
-  afterAll(() => mock.close());
 
   test('authorize with the scenario’s user, then "list session files" for sess_demo answers 200 with files', async () => {
     const page = tab.page;
@@ -97,10 +107,9 @@ describeInBrowser('/docs in headless Chromium', () => {
 
 describeInBrowser('the landing page and /__mock/docs in headless Chromium', () => {
   let mock: MockServer;
-  beforeAll(async () => {
-    mock = await testServer({ adminToken: 'cp-browser-token' });
+  beforeAll(() => {
+    mock = swaggerMock;
   });
-  afterAll(() => mock.close());
 
   test('from /, the control plane’s Swagger UI opens without a token, and after Authorize its calls carry it', async () => {
     const page = tab.page;
