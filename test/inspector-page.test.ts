@@ -1,17 +1,20 @@
 /**
  * The inspector page /__mock/ui as a person meets it, in headless Chromium (Debian's chromium via
  * playwright-core, as test/browser.test.ts): live requests, filters, redacted details, the clock
- * moving expiry, faults added from the page, coverage, and the admin-token gate. Screenshots go
- * to a temporary directory (printed) for a person to look at; they are not committed.
+ * moving expiry, faults added from the page, coverage, the admin-token gate, and the Pins panel
+ * (the pins in the order they are tried, with where each came from, and a pin removed from the
+ * page; its case with --spec needs issue 30's union). Screenshots go to a temporary directory
+ * (printed) for a person to look at; they are not committed. One file for the page's cases: each
+ * browser file launches its own Chromium (~4 CPU-s), and the Pins panel had a file of its own.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request as PageRequest, Response as PageResponse } from 'playwright-core';
-import type { MockServer } from '../src/server.js';
+import type { MockServer, ServerOptions } from '../src/server.js';
 import { CHROMIUM, HAS_CHROMIUM as haveChromium, SharedTab, launchChromium } from './chromium.js';
-import { testServer } from './helpers.js';
+import { FIXTURES, testServer } from './helpers.js';
 
 const describeInBrowser = haveChromium ? describe : describe.skip;
 if (!haveChromium) test.skip(`inspector page tests: skipped because ${CHROMIUM} is missing (apt-get install -y chromium)`, () => {});
@@ -256,6 +259,69 @@ describeInBrowser('the inspector page with --admin-token', () => {
       expect(seen.errors).toEqual([]);
     } finally {
       await tab.release();
+    }
+  }, 60_000);
+});
+
+/** The page on the Pins tab, and the script errors it raises until `release`. */
+async function pinsTab(url: string): Promise<{ page: Page; errors: string[] }> {
+  const { page, seen } = await openPage(`${url}/__mock/ui`);
+  await connected(page);
+  await page.getByRole('tab', { name: 'Pins' }).click();
+  return { page, errors: seen.errors };
+}
+
+describeInBrowser('the inspector Pins panel', () => {
+  const SPEC = join(FIXTURES, 'whole-service', 'service.openapi.json');
+  const GONE = { detail: 'Session sess_gone not found' };
+  let dir: string;
+  let page: Page;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cbm-inspector-pins-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('without pins it says that added operations answer generated bodies', async () => {
+    const mock = await testServer();
+    try {
+      const opened = await pinsTab(mock.url);
+      page = opened.page;
+      await page.getByText('No pins: added operations answer generated bodies.').waitFor();
+      expect(opened.errors).toEqual([]);
+    } finally {
+      await tab.release();
+      await mock.close();
+    }
+  }, 60_000);
+
+  test('with --spec: lists the run-time and the scenario pins, and Delete removes one', async () => {
+    const scenario = join(dir, 'pinned.json');
+    writeFileSync(scenario, JSON.stringify({
+      name: 'pinned', generated_at: '2025-01-01T00:00:00Z',
+      users: [{ username: 'dev@example.com', password: 'password' }], api_keys: [{ key: 'sk_test_demo', owner: 'dev@example.com' }],
+      sessions: [], mailboxes: [], secrets: [],
+      pins: [{ operationId: 'session_status', status: 404, body: GONE, path_params: { session_id: 'sess_gone' } }],
+    }));
+    const mock = await testServer({ spec: SPEC, scenario } as ServerOptions);
+    try {
+      const added = await mock.pins.add({ operationId: 'session_stop', status: 200, times: 3 });
+      const opened = await pinsTab(mock.url);
+      page = opened.page;
+      const table = page.getByRole('table', { name: 'Active pins' });
+      await table.getByText('session_stop').waitFor();
+      const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      expect(rows.map((r) => [r[1], r[2], r[3], r[6], r[8]])).toEqual([
+        ['session_stop', '200', 'any', '3', 'run time'],
+        ['session_status', '404', 'session_id=sess_gone', '∞', 'scenario file'],
+      ]);
+      await page.screenshot({ path: join(SHOTS, 'pins.png'), fullPage: true });
+      await page.getByRole('button', { name: `Delete ${added.id}` }).click();
+      await page.getByRole('status').filter({ hasText: `Pin ${added.id} deleted` }).waitFor();
+      expect((await mock.pins.list()).map((p) => p.operationId)).toEqual(['session_status']);
+      expect(opened.errors).toEqual([]);
+    } finally {
+      await tab.release();
+      await mock.close();
     }
   }, 60_000);
 });
