@@ -1,7 +1,7 @@
 /**
  * "The inspector page works" as the packed tarball and the Docker image are checked: /__mock/ui
  * answers the page and, where Debian's chromium is installed, the page connects and lists the
- * journalled upload with no script error. (test/inspector-page.test.ts tests the page itself.)
+ * journalled upload with no script error. (test/browser.test.ts tests the page itself.)
  */
 import { expect } from '@jest/globals';
 import { HAS_CHROMIUM, launchChromium } from './chromium.js';

@@ -11,6 +11,8 @@ const SLOW = [
   'test/package-runners.test.ts',
   'test/python-package.test.ts',
   'test/python-example.test.ts',
+  // Every browser case (Swagger UI, the inspector, its pins) shares one Chromium here: ~60 s alone.
+  'test/browser.test.ts',
   'test/npx.test.ts',
   'test/robustness/crash-instants.test.ts',
   'test/robustness/control-plane-input.test.ts',
@@ -20,8 +22,6 @@ const SLOW = [
   // Then the others that took ~9 s or more under two workers (a full run of session 35), longest
   // first: ordered by size alone they started among the last (skips.test.ts, 11 s, third from the
   // end), so one worker ran them while the other had nothing left.
-  'test/browser.test.ts',
-  'test/inspector-page.test.ts',
   'test/cli-flags.test.ts',
   'test/robustness/fuzz-http.test.ts',
   'test/answers.test.ts',
@@ -30,7 +30,6 @@ const SLOW = [
   'test/parity-fuzz.test.ts',
   'test/robustness/concurrency.test.ts',
   'test/skips.test.ts',
-  'test/inspector-pins.test.ts',
   'test/workflow-property.test.ts',
 ];
 
