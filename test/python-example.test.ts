@@ -22,10 +22,11 @@ const testWithVenv = testNeeding(HAS_VENV, NO_VENV);
 /** The mocks the plugin starts skip the CLI's warm-up (its test switch, as test/cli-process.ts's children). */
 const NO_WARM = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' };
 /**
- * The plugin's npm install and npx take the tarball's dependencies from npm's cache (filled by the
- * `npm install` before `npm test`) without asking the registry again about each of the 140
- * packages (npm's own setting, as a user's .npmrc may set it; anything missing is still fetched):
- * about 2 CPU-s and 15-30 s of waiting per install, and nothing the plugin does depends on it.
+ * The plugin's npm install and npx take what npm's cache already holds of the tarball's 140
+ * dependencies (from the `npm install` before `npm test`, or this file's other install) without
+ * asking the registry again about each (npm's own setting, as a user's .npmrc may set it; what is
+ * missing is still fetched): about 2 CPU-s and 15-30 s of waiting per install, and nothing the
+ * plugin does depends on it.
  */
 const NPM_CACHED = { npm_config_prefer_offline: 'true' };
 let work: string;
