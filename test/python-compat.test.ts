@@ -28,10 +28,26 @@ function inPython(program: string, inputs: unknown[]): unknown[] {
 }
 
 
+/**
+ * Any one code point but a surrogate: what fast-check's `unit: 'binary'` draws, index for index
+ * (the same values for a seed), without the reverse table of all 1.1 million code points fast-check
+ * builds for that unit (about 2 CPU-s); the unmapper tells fast-check which strings it can make, so
+ * its special strings are mixed in as with the built-in unit.
+ */
+const SURROGATES = 0xe000 - 0xd800;
+const codePoint = fc.nat({ max: 0x10ffff - SURROGATES }).map(
+  (i) => String.fromCodePoint(i < 0xd800 ? i : i + SURROGATES),
+  (s) => {
+    const cp = typeof s === 'string' ? s.codePointAt(0) : undefined;
+    if (cp === undefined || String.fromCodePoint(cp) !== s || (cp >= 0xd800 && cp < 0xe000)) throw new Error('not one code point outside the surrogates');
+    return cp < 0xd800 ? cp : cp - SURROGATES;
+  },
+);
+
 /** JSON-ish text, often broken: valid documents with random cuts, insertions and swaps. */
 const jsonish = fc.oneof(
   fc.json({ maxDepth: 3 }),
-  fc.tuple(fc.json({ maxDepth: 3 }), fc.nat(), fc.nat(), fc.string({ unit: 'binary', maxLength: 3 })).map(([t, i, j, ins]) => {
+  fc.tuple(fc.json({ maxDepth: 3 }), fc.nat(), fc.nat(), fc.string({ unit: codePoint, maxLength: 3 })).map(([t, i, j, ins]) => {
     const a = i % (t.length + 1);
     const b = Math.min(t.length, a + (j % 3));
     return t.slice(0, a) + ins + t.slice(b);

@@ -21,6 +21,14 @@ import { HAS_VENV, NO_VENV, builtPackage, run } from './python-venv.js';
 const testWithVenv = testNeeding(HAS_VENV, NO_VENV);
 /** The mocks the plugin starts skip the CLI's warm-up (its test switch, as test/cli-process.ts's children). */
 const NO_WARM = { NODE_ENV: 'test', CBM_TEST_NO_WARM: '1' };
+/**
+ * The plugin's npm install and npx take what npm's cache already holds of the tarball's 140
+ * dependencies (from the `npm install` before `npm test`, or this file's other install) without
+ * asking the registry again about each (npm's own setting, as a user's .npmrc may set it; what is
+ * missing is still fetched): about 2 CPU-s and 15-30 s of waiting per install, and nothing the
+ * plugin does depends on it.
+ */
+const NPM_CACHED = { npm_config_prefer_offline: 'true' };
 let work: string;
 
 beforeAll(() => {
@@ -37,7 +45,7 @@ testWithVenv(
     // pytest from the repository's examples/python, writing nothing there (no cache, no .pyc).
     const pytest = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-n', '2', join(ROOT, 'examples', 'python')], {
       cwd: work,
-      env: { ...NO_WARM, CBM_PACKAGE: tarball },
+      env: { ...NO_WARM, ...NPM_CACHED, CBM_PACKAGE: tarball },
     });
     expect([pytest.code, pytest.out]).toEqual([0, expect.stringMatching(/\b3 passed\b/)]);
     expect(pytest.out).toMatch(/^cloud-browser-mock: --cbm-package \S+\.tgz, installed once for the xdist workers, each of which runs \S*node \S+cli\.js$/m);
@@ -77,7 +85,7 @@ function packageModeRun(): Promise<{ code: number | null; out: string }> {
     cpSync(join(ROOT, 'test', 'fixtures', 'whole-service', 'service.openapi.json'), join(project, 'service.openapi.json'));
     const { tarball, python } = await tarballAndPython();
     const args = ['-m', 'pytest', '-p', 'no:cacheprovider', '-rA', '--cbm-auth', 'strict', '--cbm-spec', 'service.openapi.json', 'test_strict_mock.py', 'test_whole_service.py'];
-    return run(python, args, { cwd: project, env: { ...NO_WARM, CBM_TARBALL: tarball } });
+    return run(python, args, { cwd: project, env: { ...NO_WARM, ...NPM_CACHED, CBM_TARBALL: tarball } });
   })();
   return byNpx;
 }

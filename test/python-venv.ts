@@ -18,13 +18,14 @@ export const PYTEST = ['pytest==9.1.1', 'pytest-xdist==3.8.0'];
 export const REQUESTS = 'requests==2.34.2';
 
 /**
- * One look at python3 (each start of it can cost a version manager's shim, about 0.3 CPU-s, and
- * `python3 -m pip --version` as much again to import pip): whether `python3 -m venv` works here
- * (Debian splits ensurepip into python3-venv), its version, and whether it has a pip of its own.
+ * One look at python3 (each start of it can cost a version manager's shim, about 0.6 CPU-s with
+ * pyenv, and `python3 -m pip --version` as much again to import pip): whether `python3 -m venv`
+ * works here (Debian splits ensurepip into python3-venv), its version, whether it has a pip of its
+ * own, and its executable, which every later start of it runs directly (the shim runs that one).
  */
-const PROBE = spawnSync('python3', ['-c', 'import sys, venv, ensurepip, importlib.util; print(sys.version.replace("\\n", " ")); print(importlib.util.find_spec("pip") is not None)'], { encoding: 'utf8' });
+const PROBE = spawnSync('python3', ['-c', 'import sys, venv, ensurepip, importlib.util; print(sys.version.replace("\\n", " ")); print(importlib.util.find_spec("pip") is not None); print(sys.executable)'], { encoding: 'utf8' });
 export const HAS_VENV = PROBE.status === 0;
-const [PYTHON_VERSION = '', PYTHON_HAS_PIP = ''] = HAS_VENV ? PROBE.stdout.trim().split('\n') : [];
+const [PYTHON_VERSION = '', PYTHON_HAS_PIP = '', PYTHON3 = 'python3'] = HAS_VENV ? PROBE.stdout.trim().split('\n') : [];
 export const NO_VENV = 'python3 with venv and ensurepip is not installed (apt-get install python3-venv; .ci/run installs it)';
 
 /** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
@@ -48,11 +49,12 @@ function check(what: string, run: SpawnSyncReturns<string>): string {
  * pip of its own (`--without-pip`: seeding pip into a venv costs about 6 s of CPU, as much as the
  * rest of the environment) and that pip installs into it (`pip --python`).
  */
-export function makeVenv(dir: string, packages: string[], interpreter = 'python3', pipOf?: string): string {
+export function makeVenv(dir: string, packages: string[], interpreter = PYTHON3, pipOf?: string, opts: { compile?: boolean } = {}): string {
   check(`${interpreter} -m venv`, spawnSync(interpreter, ['-m', 'venv', ...(pipOf ? ['--without-pip'] : []), dir], { encoding: 'utf8' }));
   const python = join(dir, 'bin', 'python');
   const pip = pipOf ? [pipOf, ['-m', 'pip', '--python', python]] as const : [python, ['-m', 'pip']] as const;
-  if (packages.length) check(`pip install ${packages.join(' ')}`, spawnSync(pip[0], [...pip[1], 'install', '--quiet', ...packages], { encoding: 'utf8', env: pipEnv() }));
+  const compile = opts.compile === false ? ['--no-compile'] : [];
+  if (packages.length) check(`pip install ${packages.join(' ')}`, spawnSync(pip[0], [...pip[1], 'install', '--quiet', ...compile, ...packages], { encoding: 'utf8', env: pipEnv() }));
   return python;
 }
 
@@ -63,9 +65,13 @@ export function copyPackage(to: string): string {
   return to;
 }
 
-/** `python -m build` of a copy of python/ with the tools venv's hatchling; returns [sdist, wheel]. */
+/**
+ * `python -m build` of a copy of python/ with the tools venv's hatchling; returns [sdist, wheel].
+ * Bytecode may be written here: the tools venv is installed without it (see builtPackage), and
+ * build's four hook processes each import hatchling, which the first one then compiles for all.
+ */
 export function buildPackage(toolsPython: string, source: string, outDir: string): { sdist: string; wheel: string } {
-  check('python -m build', spawnSync(toolsPython, ['-m', 'build', '--no-isolation', '--sdist', '--wheel', '--outdir', outDir, source], { encoding: 'utf8', env: pipEnv() }));
+  check('python -m build', spawnSync(toolsPython, ['-m', 'build', '--no-isolation', '--sdist', '--wheel', '--outdir', outDir, source], { encoding: 'utf8', env: { ...pipEnv(), PYTHONDONTWRITEBYTECODE: '' } }));
   const files = readdirSync(outDir);
   const find = (suffix: string) => {
     const name = files.find((f) => f.endsWith(suffix));
@@ -107,13 +113,17 @@ export async function builtPackage(): Promise<BuiltPackage> {
   const interpreter = PYTHON_VERSION;
   // Where python3 has a pip of its own (pyenv, python.org builds; Debian's has none), it fills
   // both environments, neither of which then needs pip seeded into it.
-  const systemPip = PYTHON_HAS_PIP === 'True' ? 'python3' : undefined;
-  const toolsDir = await cached('py-tools', hashFiles([], undefined, [interpreter, systemPip ?? 'own pip', ...PY_TOOLS]), (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS, 'python3', systemPip));
+  const systemPip = PYTHON_HAS_PIP === 'True' ? PYTHON3 : undefined;
+  // The tools' packages are not byte-compiled at install (pip's default): mypy, most of what is
+  // installed, runs compiled extension modules that Python imports before any .py, so compiling
+  // its sources cost about 3.5 CPU-s for nothing; build, run once per content, writes its own.
+  const toolsKey = hashFiles([], undefined, [interpreter, systemPip ? 'system pip' : 'own pip', 'no-compile', ...PY_TOOLS]);
+  const toolsDir = await cached('py-tools', toolsKey, (dir) => void makeVenv(join(dir, 'venv'), PY_TOOLS, PYTHON3, systemPip, { compile: false }));
   const tools = join(toolsDir, 'venv', 'bin', 'python');
   const key = hashFiles(['python'], notBuilt, [interpreter, ...PY_TOOLS, ...PYTEST, REQUESTS]);
   const dir = await cached('py-package', key, (d) => {
     const { wheel } = buildPackage(tools, copyPackage(join(d, 'source')), join(d, 'dist'));
-    makeVenv(join(d, 'user'), [wheel, ...PYTEST, REQUESTS], 'python3', systemPip ?? tools);
+    makeVenv(join(d, 'user'), [wheel, ...PYTEST, REQUESTS], PYTHON3, systemPip ?? tools);
   });
   const files = readdirSync(join(dir, 'dist'));
   const find = (suffix: string) => join(dir, 'dist', files.find((f) => f.endsWith(suffix))!);
