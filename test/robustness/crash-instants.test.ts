@@ -18,6 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLogFileName } from '../../src/store/log-format.js';
 import { workspaceFileStem } from '../../src/store/workspace-file.js';
+import { startMockServer } from '../../src/server.js';
+import { testHooks } from '../../src/store/test-hooks.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 import { blobFiles, storedWorkspaces, tempFiles, workspacesDir } from '../data-layout.js';
 
@@ -175,7 +177,7 @@ interface ApiView {
  * The checks through the API after a restart: every file record's bytes download with its
  * checksum, and every acknowledged write is there with what was sent. Returns what it listed.
  */
-async function verifyApi(cli: RunningCli, principals: Map<string, string>, acked: Acked[]): Promise<ApiView> {
+async function verifyApi(cli: { url: string }, principals: Map<string, string>, acked: Acked[]): Promise<ApiView> {
   const view: ApiView = { listed: new Map(), ours: new Map() };
   for (const token of TOKENS) {
     const files = await listing(cli.url, token);
@@ -221,7 +223,7 @@ function verifyDisk(data: string, view: ApiView, { compacted }: { compacted: boo
 }
 
 /** `secrets` secrets and a file per principal, one at a time, each acknowledged. */
-async function writeMore(cli: RunningCli, prefix: string, secrets: number): Promise<Acked[]> {
+async function writeMore(cli: { url: string }, prefix: string, secrets: number): Promise<Acked[]> {
   const out: Acked[] = [];
   for (const token of TOKENS) {
     for (let i = 0; i < secrets; i++) {
@@ -234,12 +236,6 @@ async function writeMore(cli: RunningCli, prefix: string, secrets: number): Prom
     out.push({ token, kind: 'file', ...r });
   }
   return out;
-}
-
-async function stop(cli: RunningCli): Promise<void> {
-  if (cli.child.exitCode !== null || cli.child.signalCode !== null) return;
-  cli.child.kill('SIGTERM');
-  await cli.exited;
 }
 
 type Point = 'mid-append' | 'between-groups' | 'mid-compaction' | 'after-rename' | 'mid-repair';
@@ -293,7 +289,11 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
 
   // The log goes on from the state the crash left (repaired): more writes, a clean stop. No
   // compaction here, so what the restart appended stays in the log the next start replays.
-  const second = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test' } });
+  // The runs after the crash are servers in this process on the same directory: what they test is
+  // the store's recovery and what it writes next (the same code under the CLI and the library),
+  // not the command; a CLI child for each of them cost ~0.85 CPU-s. The crashed runs stay CLI
+  // children: only the command reads CBM_TEST_CRASH_AT, and the process must die.
+  const second = await startMockServer({ port: 0, dataDir: data, logLevel: 'silent' });
   let more: Acked[] = [];
   let view: ApiView;
   try {
@@ -302,13 +302,13 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
     more = await writeMore(second, 'after', 10);
     view = await verifyApi(second, principals, [...acked, ...more]);
   } finally {
-    await stop(second);
+    await second.close();
   }
   verifyDisk(data, view, { compacted: false });
 
   // Read back by a new process, whose writes compact each log (and drop what a crash left of an older generation).
   const gens = snapshotGens(data);
-  const third = await startCli(ARGS, { cwd, env: { NODE_ENV: 'test', CBM_TEST_COMPACT_BYTES: COMPACT_BYTES } });
+  const third = await startMockServer({ port: 0, dataDir: data, logLevel: 'silent', testHooks: testHooks({ compactionBytes: Number(COMPACT_BYTES) }) });
   try {
     // 10 secrets a principal: past COMPACT_BYTES, so each log compacts in this run (asserted below).
     // The check after them covers what the second run appended: a compaction writes what this
@@ -316,7 +316,7 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
     more = [...more, ...(await writeMore(third, 'later', 10))];
     view = await verifyApi(third, principals, [...acked, ...more]);
   } finally {
-    await stop(third);
+    await third.close();
   }
   // Each principal's log compacted in this run: its snapshot is of a later generation.
   const after = snapshotGens(data);
