@@ -14,11 +14,12 @@ export default {
   // A generous bound, never a speed check: on a busy 2-core machine with three workers a heavy case
   // (a document's every operation for one seed, a CLI child's start) can take well past 30 s.
   testTimeout: 120000,
-  // Four workers on two cores: with two, a fresh clone's run left the cores idle ~6% of the time
-  // (a file waiting on a child's start, an install's network round trips, Chromium); more workers
-  // fill those gaps (issue 31: 267–285 s with two, 256 s with three; 260 s with three against
-  // 254 s with four on the same commit). The slow files start first (test/sequencer.js).
-  maxWorkers: 4,
+  // Three workers on two cores: with two, a fresh clone's run left the cores idle ~6% of the time
+  // (a file waiting on a child's start, an install's network round trips, Chromium); a third
+  // worker fills those gaps (267–285 s with two, 256 s with three, issue 31). The slow files
+  // start first (test/sequencer.js). A fourth gained nothing: 241 s and 254 s against 236, 238
+  // and 248 s with three on the same tests (session 36).
+  maxWorkers: 3,
   testSequencer: '<rootDir>/test/sequencer.js',
   // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
   reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
