@@ -15,8 +15,11 @@ import { fileURLToPath } from 'node:url';
 
 export const STAMP = 'build-stamp.json';
 
-/** What the package's hash leaves out (repository-relative paths): installed, built, made by running it, or neither read by the build nor shipped. */
-const NOT_INPUT = /^(node_modules|dist|\.git|test-output|\.cloud-browser-mock|coverage|test|examples|bench|python)([\\/]|$)|\.tgz$/;
+/**
+ * What the package's hash leaves out (a repository-relative path): installed, built, made by
+ * running it, or neither read by the build nor shipped. test/packed.ts keys the tarball by the same files.
+ */
+export const notInput = (rel) => /^(node_modules|dist|\.git|test-output|\.cloud-browser-mock|coverage|test|examples|bench|python)([\\/]|$)|\.tgz$/.test(rel);
 
 /** sha256 over the files under `dir` (sorted; path and bytes) whose path relative to `dir` passes `keep`. */
 function hashTree(dir, keep) {
@@ -37,7 +40,7 @@ function hashTree(dir, keep) {
 }
 
 /** The hash of what a build of the package at `root` is made from (and what `npm pack` ships beside dist/). */
-export const inputsHash = (root) => hashTree(root, (rel) => !NOT_INPUT.test(rel));
+export const inputsHash = (root) => hashTree(root, (rel) => !notInput(rel));
 /** The hash of every file under `dist` but the stamp. */
 export const outputsHash = (dist) => hashTree(dist, (rel) => rel !== STAMP);
 

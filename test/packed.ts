@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { join, relative } from 'node:path';
 import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
-import { stampMatches } from '../scripts/build-stamp.mjs';
+import { notInput, stampMatches } from '../scripts/build-stamp.mjs';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
@@ -52,8 +52,7 @@ export function packCopy(work: string, builtDist?: string): string[] {
  * path and its file list (sorted).
  */
 export async function packedTarball(): Promise<{ tarball: string; files: string[] }> {
-  const notPacked = (rel: string) => skipped(rel) || /^(test|examples|bench|python)([\\/]|$)/.test(rel);
-  const key = hashFiles(['.'], (rel) => rel !== '' && notPacked(rel), [process.version]);
+  const key = hashFiles(['.'], (rel) => rel !== '' && notInput(rel), [process.version]);
   const dir = await cached('npm-pack', key, (work) => {
     const built = stampMatches(ROOT) ? join(ROOT, 'dist') : undefined;
     const files = packCopy(work, built);
