@@ -21,6 +21,8 @@ export const USAGE = `npm run bench -- [options]   (or: node bench/run.mjs [opti
   --connections N      autocannon connections (50)
   --cold-starts N      starts per server in the cold-start phases (5)
   --with-prism         also run Stoplight Prism 5.14 (installed in $TMPDIR on first use)
+  --instructions       the spec phase also counts the instructions each built-in request executes,
+                       with and without --spec, under valgrind's callgrind (a few minutes; needs valgrind)
   --baseline REF       also run the build of git commit REF (checked out into a temporary worktree
                        and built) in the ${BASELINE_PHASES.join(' and ')} phases, rounds interleaved with the working tree's
   --out FILE           where to write the results (bench/results.json)
@@ -30,7 +32,7 @@ Reprint a saved run: node bench/report.mjs FILE`;
 /**
  * @param {string[]} argv the arguments after the script's name
  * @param {{ defaultOut: string }} defaults
- * @returns {{ help: true } | { help: false, withPrism: boolean, rounds: number, duration: number,
+ * @returns {{ help: true } | { help: false, withPrism: boolean, instructions: boolean, rounds: number, duration: number,
  *   connections: number, coldStarts: number, phases: Set<string>, baseline: string | null, out: string }}
  */
 export function parseOptions(argv, { defaultOut }) {
@@ -40,6 +42,7 @@ export function parseOptions(argv, { defaultOut }) {
       args: argv,
       options: {
         'with-prism': { type: 'boolean', default: false },
+        instructions: { type: 'boolean', default: false },
         rounds: { type: 'string', default: '5' },
         duration: { type: 'string', default: '5' },
         connections: { type: 'string', default: '50' },
@@ -67,6 +70,7 @@ export function parseOptions(argv, { defaultOut }) {
   const phases = new Set(only);
   if (phases.has('scale')) for (const part of SCALE_PARTS) phases.add(part);
   phases.delete('scale');
+  if (parsed.instructions && !phases.has('spec')) throw new UsageError(`--instructions counts the spec phase's built-in requests; --only ${parsed.only} runs no spec phase`);
   const baseline = parsed.baseline ?? null;
   if (baseline !== null) {
     if (!baseline.trim() || baseline.startsWith('-')) throw new UsageError(`--baseline needs a git commit, branch or tag, not ${JSON.stringify(baseline)}`);
@@ -75,6 +79,7 @@ export function parseOptions(argv, { defaultOut }) {
   return {
     help: false,
     withPrism: parsed['with-prism'],
+    instructions: parsed.instructions,
     rounds: numbers.rounds,
     duration: numbers.duration,
     connections: numbers.connections,

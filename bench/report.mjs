@@ -90,6 +90,9 @@ export function targets(results) {
     const gen = spec.sessionStart;
     if (gen.ratioPrismDynamic !== undefined) add('--spec: generated session_start answer ≥ 1.5× Prism -d (-v error), distinct bodies', times(gen.ratioPrismDynamic), gen.ratioPrismDynamic >= 1.5);
     for (const ep of Object.values(spec.builtIn)) add(`--spec: ${ep.label} within 5% of the run without --spec`, `${times(ep.ratioWithoutSpec)} of it`, ep.ratioWithoutSpec >= 0.95);
+    for (const ep of Object.values(spec.instructions?.endpoints ?? {})) {
+      add(`--spec: ${ep.label}, instructions per request (callgrind) within 5% of the server without --spec`, `${ep.ratio.toFixed(3)}× (${fmt(ep.withSpec)} against ${fmt(ep.withoutSpec)})`, ep.ratio <= 1.05);
+    }
     add(`--spec: cold start with the ${spec.operations}-operation document, spawn → first generated answer ≤ 1 s`, `${fmt(spec.coldStart.medianFirstAnswerMs)} ms`, spec.coldStart.medianFirstAnswerMs <= 1000);
   }
   const compacted = [...writes, ...(logged ? [logged.storeSecret] : [])].flatMap((s) => s.compactions);
@@ -237,6 +240,7 @@ export function table(results) {
       }
     }
     if (sp.builtInProcesses) lines.push(`  the built-in endpoints: ${sp.builtInProcesses} processes of each kind, started A B B A A B, ${sp.builtInRunSeconds} s runs; each round's ratio is the kinds' mean throughputs'; rounds ${Object.values(sp.builtIn).map((ep) => `${ep.label.split(' ')[0]} ${ep.roundRatios.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}`);
+    if (sp.instructions) lines.push(`  instructions per request (callgrind, ${fmt(sp.instructions.count)} counted after ${fmt(sp.instructions.warm)} to warm): ${Object.values(sp.instructions.endpoints).map((ep) => `${ep.label.split(' ')[0]} ${fmt(ep.withSpec)} with --spec, ${fmt(ep.withoutSpec)} without (${ep.ratio.toFixed(3)}×)`).join('; ')}`);
     const c = sp.coldStart;
     lines.push(`  cold start with --spec: spawn → /health ${fmt(c.medianHealthMs)} ms, → first generated session_start answer ${fmt(c.medianFirstAnswerMs)} ms (runs ${c.runs.map((x) => x.firstAnswerMs).join(', ')})${c.prismDynamicMedianFirstAnswerMs !== undefined ? `; Prism -d ${fmt(c.prismDynamicMedianFirstAnswerMs)} ms (runs ${c.prismRunsMs.join(', ')})` : ''}`);
     lines.push('');

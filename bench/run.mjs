@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --with-prism] [--rounds N] [--duration S] [--only cold,main,scale,upload,proxy,spec] [--baseline REF]`
+ * `npm run bench [-- --with-prism] [--instructions] [--rounds N] [--duration S] [--only cold,main,scale,upload,proxy,spec] [--baseline REF]`
  *
  * Measures the mock as users run it (the CLI in a child process, file-backed store, logging at the
  * default level) against a bare node:http server answering the same bytes (the ceiling), with
@@ -24,6 +24,10 @@ let options;
 let baselineCommit = null;
 try {
   options = parseOptions(process.argv.slice(2), { defaultOut: join(ROOT, 'bench', 'results.json') });
+  if (!options.help && options.instructions) {
+    const missing = (await import('./lib/instructions.mjs')).callgrindMissing();
+    if (missing) throw new UsageError(missing);
+  }
   if (!options.help && options.baseline) baselineCommit = (await import('./lib/baseline.mjs')).resolveBaseline(ROOT, options.baseline);
 } catch (e) {
   if (!(e instanceof UsageError)) throw e;
@@ -69,7 +73,7 @@ const results = {
     node: process.version,
     loadAverageBefore: loadavg().map((x) => +x.toFixed(2)),
   },
-  settings: { rounds: options.rounds, durationSeconds: options.duration, connections: options.connections, coldStarts: options.coldStarts, withPrism: options.withPrism, phases: [...options.phases], baseline: options.baseline },
+  settings: { rounds: options.rounds, durationSeconds: options.duration, connections: options.connections, coldStarts: options.coldStarts, withPrism: options.withPrism, instructions: options.instructions, phases: [...options.phases], baseline: options.baseline },
   builds: { workingTree: baselineLib.describeWorkingTree(ROOT) },
   steal: STEAL_LIMITS,
   /** Each phase: its duration, the load average before and after, the CPU stolen during it. */

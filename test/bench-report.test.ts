@@ -51,6 +51,31 @@ describe('the report over a saved run', () => {
     });
   });
 
+  test("with --instructions, each built-in request's instruction count with --spec is a target: met up to 1.05× the plain server's, missed above; the table prints the counts", () => {
+    const run = readFixture();
+    run.spec = {
+      document: 'service.openapi.json',
+      operations: 70,
+      sessionStart: { servers: {} },
+      builtIn: {},
+      coldStart: { runs: [{ healthMs: 400, firstAnswerMs: 900 }], medianHealthMs: 400, medianFirstAnswerMs: 900 },
+      instructions: {
+        warm: 2000,
+        count: 10000,
+        endpoints: {
+          getSecret: { label: 'getSecret', withoutSpec: 1_000_000, withSpec: 1_050_000, ratio: 1.05 },
+          storeSecret: { label: 'storeSecret (distinct names)', withoutSpec: 2_000_000, withSpec: 2_102_000, ratio: 1.051 },
+        },
+      },
+    };
+    const counted = (targets(run) as Target[]).filter((t) => t.name.includes('instructions'));
+    expect(counted).toEqual([
+      { name: '--spec: getSecret, instructions per request (callgrind) within 5% of the server without --spec', value: '1.050× (1,050,000 against 1,000,000)', met: true },
+      { name: '--spec: storeSecret (distinct names), instructions per request (callgrind) within 5% of the server without --spec', value: '1.051× (2,102,000 against 2,000,000)', met: false },
+    ]);
+    expect(table(run)).toContain('  instructions per request (callgrind, 10,000 counted after 2,000 to warm): getSecret 1,050,000 with --spec, 1,000,000 without (1.050×); storeSecret 2,102,000 with --spec, 2,000,000 without (1.051×)');
+  });
+
   test('targets() and table() change nothing and answer the same twice, over a frozen copy of the run', () => {
     const before = readFileSync(FIXTURE, 'utf8');
     const frozen = deepFreeze(readFixture());
@@ -105,6 +130,7 @@ describe("the benchmark's arguments", () => {
     expect(parseOptions([], defaults)).toEqual({
       help: false,
       withPrism: false,
+      instructions: false,
       rounds: 5,
       duration: 5,
       connections: 50,
@@ -124,6 +150,7 @@ describe("the benchmark's arguments", () => {
     [['--duration', 'x'], '--duration must be a positive number of seconds, not "x"'],
     [['--baseline', 'main', '--only', 'upload'], '--baseline compares builds in the cold and main phases; --only upload runs neither'],
     [['--baseline', ''], '--baseline needs a git commit, branch or tag, not ""'],
+    [['--instructions', '--only', 'main'], "--instructions counts the spec phase's built-in requests; --only main runs no spec phase"],
     [['--bogus'], "Unknown option '--bogus'"],
   ])('%j is refused with one message', (argv, message) => {
     expect(() => parseOptions(argv, defaults)).toThrow(new UsageError(message));

@@ -13,20 +13,24 @@ function percentile(sorted, q) {
  * @param {object} o
  * @param {string} o.url full URL of the request
  * @param {number} o.connections
- * @param {number} o.duration seconds
+ * @param {number} [o.duration] seconds
+ * @param {number} [o.amount] exactly this many requests instead of a duration
+ * @param {number} [o.timeout] seconds a request may take (autocannon's default 10)
  * @param {string} [o.method]
  * @param {Record<string,string>} [o.headers]
  * @param {string} [o.body]
  * @param {(req: object) => object} [o.setupRequest] rewrites each request (distinct bodies, tokens)
  */
-export async function load({ url, connections, duration, method = 'GET', headers = {}, body, setupRequest }) {
+export async function load({ url, connections, duration, amount, timeout, method = 'GET', headers = {}, body, setupRequest }) {
   const latencies = [];
   const statuses = new Map();
   let bytes = 0;
   const instance = autocannon({
     url,
     connections,
-    duration,
+    // autocannon refuses a `duration` key it is given as undefined: one of the two, never both.
+    ...(amount === undefined ? { duration } : { amount }),
+    ...(timeout === undefined ? {} : { timeout }),
     method,
     headers,
     body,

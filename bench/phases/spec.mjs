@@ -3,11 +3,13 @@
  * and from Prism -d on the same document, a distinct request body per request; (b) listing,
  * getSecret and storeSecret with and without --spec (the union's routes indexed, not scanned);
  * (c) cold start with the document, spawn → first generated answer. Rounds alternate the servers;
- * ratios are the median of the per-round ratios, as in the main phase.
+ * ratios are the median of the per-round ratios, as in the main phase. With --instructions, (d)
+ * the instructions each built-in request executes with and without --spec (lib/instructions.mjs).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ENDPOINTS, auth, runEndpoint } from '../lib/endpoints.mjs';
+import { instructionsPerRequest } from '../lib/instructions.mjs';
 import { load, median, medianRun } from '../lib/load.mjs';
 import { send } from '../lib/processes.mjs';
 import { medianRatio, perRoundRatios, roundOrder } from '../lib/rounds.mjs';
@@ -161,6 +163,34 @@ export async function specPhase(ctx) {
   }
   for (const s of builtIns) await s.server.stop();
 
+  // (d) The same three requests counted in instructions, a plain and a --spec server side by side
+  // under callgrind, the --spec one primed with session_starts first as above (500 of them: a
+  // second's worth is too many under valgrind).
+  let instructions;
+  if (ctx.settings.instructions) {
+    const warm = 6000;
+    const count = 10000;
+    instructions = { warm, count, endpoints: {} };
+    const cli = start.workingCli;
+    const prime = async (url) => {
+      await firstStart(url);
+      let n = 0;
+      const r = await load({ url: `${url}/sessions/start`, connections: 4, amount: 500, method: 'POST', headers: { ...auth('sk_bench_spec_prime'), 'Content-Type': 'application/json' }, body: '{}', setupRequest: (req) => ({ ...req, body: sessionStartBody(n++) }) });
+      if (r.ok !== 500) throw new Error(`priming the --spec server under callgrind: ${r.ok} of 500 session_starts answered 2xx`);
+    };
+    for (const ep of ENDPOINTS) {
+      // Each server its own request stream (storeSecret's distinct names start at 0 on both).
+      const stream = () => ({ method: ep.method, path: `${ep.path}${ep.query}`, headers: ep.headers('instructions'), body: ep.method === 'POST' ? '{}' : undefined, setupRequest: ep.setupRequest?.('instructions') });
+      ctx.log(`instructions: ${ep.key}, ${warm} requests to warm then ${count} counted, on a plain and a --spec server under callgrind`);
+      const [withoutSpec, withSpecCount] = await Promise.all([
+        instructionsPerRequest({ cli, work: ctx.work, name: `${ep.key}-plain`, request: stream(), warm, count }),
+        instructionsPerRequest({ cli, extra: spec, work: ctx.work, name: `${ep.key}-spec`, request: stream(), warm, count, prime }),
+      ]);
+      instructions.endpoints[ep.key] = { label: ep.label, withoutSpec: Math.round(withoutSpec), withSpec: Math.round(withSpecCount), ratio: withSpecCount / withoutSpec };
+      ctx.log(`instructions: ${ep.key} ${Math.round(withoutSpec)} per request without --spec, ${Math.round(withSpecCount)} with it (${(withSpecCount / withoutSpec).toFixed(3)}×)`);
+    }
+  }
+
   return {
     document: relative(ctx.root, specDoc),
     operations: ops,
@@ -176,6 +206,7 @@ export async function specPhase(ctx) {
       servers: Object.fromEntries(generators.map((g) => [g.key, { label: g.label, ...medianRun(runs.sessionStart[g.key]), steal: stealSummary(runs.sessionStart[g.key]) }])),
       ratioPrismDynamic: medianRatio(runs.sessionStart, 'mockSpec', 'prismDynamic'),
     },
+    ...(instructions ? { instructions } : {}),
     builtIn: Object.fromEntries(
       ENDPOINTS.map((ep) => [
         ep.key,
