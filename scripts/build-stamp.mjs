@@ -16,10 +16,16 @@ import { fileURLToPath } from 'node:url';
 export const STAMP = 'build-stamp.json';
 
 /**
- * What the package's hash leaves out (a repository-relative path): installed, built, made by
- * running it, or neither read by the build nor shipped. test/packed.ts keys the tarball by the same files.
+ * Whether a repository-relative path is installed, built or made by running the package: never
+ * part of its sources (test/packed.ts leaves it out of the tree it packs).
  */
-export const notInput = (rel) => /^(node_modules|dist|\.git|test-output|\.cloud-browser-mock|coverage|test|examples|bench|python)([\\/]|$)|\.tgz$/.test(rel);
+export const notSource = (rel) => /^(node_modules|dist|\.git|test-output|\.cloud-browser-mock|coverage)([\\/]|$)|\.tgz$/.test(rel);
+
+/**
+ * What the package's hash leaves out: what is not a source, and the sources neither read by the
+ * build nor shipped. test/packed.ts keys the tarball by the same files.
+ */
+export const notInput = (rel) => notSource(rel) || /^(test|examples|bench|python)([\\/]|$)/.test(rel);
 
 /** sha256 over the files under `dir` (sorted; path and bytes) whose path relative to `dir` passes `keep`. */
 function hashTree(dir, keep) {

@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { join, relative } from 'node:path';
 import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
-import { notInput, stampMatches } from '../scripts/build-stamp.mjs';
+import { notInput, notSource, stampMatches } from '../scripts/build-stamp.mjs';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
@@ -23,8 +23,6 @@ export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
 export const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
 
 /** What is never copied from the tree: installed, built, or made by running it. */
-const SKIP = new Set(['node_modules', 'dist', '.git', 'test-output', '.cloud-browser-mock', 'coverage']);
-const skipped = (rel: string) => SKIP.has(rel.split(/[\\/]/)[0]) || rel.endsWith('.tgz');
 
 /**
  * Packs a copy of the tree into `work`; returns the tarball's file list (sorted). Given `builtDist`,
@@ -34,7 +32,7 @@ const skipped = (rel: string) => SKIP.has(rel.split(/[\\/]/)[0]) || rel.endsWith
  */
 export function packCopy(work: string, builtDist?: string): string[] {
   const tree = join(work, 'tree');
-  cpSync(ROOT, tree, { recursive: true, filter: (src) => !skipped(relative(ROOT, src)) });
+  cpSync(ROOT, tree, { recursive: true, filter: (src) => !notSource(relative(ROOT, src)) });
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
   mkdirSync(join(tree, '.cloud-browser-mock'));
   writeFileSync(join(tree, '.cloud-browser-mock', 'meta.json'), '{}');

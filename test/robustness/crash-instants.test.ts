@@ -306,7 +306,7 @@ test.concurrent.each(CASES)('killed at %s (first run: %s): acknowledged writes k
   }
   verifyDisk(data, view, { compacted: false });
 
-  // Read back by a new process, whose writes compact each log (and drop what a crash left of an older generation).
+  // Read back by a third server, whose writes compact each log (and drop what a crash left of an older generation).
   const gens = snapshotGens(data);
   const third = await startMockServer({ port: 0, dataDir: data, logLevel: 'silent', testHooks: testHooks({ compactionBytes: Number(COMPACT_BYTES) }) });
   try {

@@ -7,9 +7,9 @@
  * of its data directory), then a second run makes some more acknowledged writes
  * and starts the operation, which kills the process at its instant; a third run (a server in this
  * process, startMockServer, on the same directory) checks, through the API and on disk: every
- * acknowledged write the operation does not replace is there, what it replaced is wholly gone (the instants lie after each operation's commit point), every record's
- * bytes download with its checksum, and no blob, temporary file or stale state is left. Write
- * storms killed at every instant of an append are crash-instants.test.ts's; a record whose bytes
+ * acknowledged write the operation does not replace is there, what it replaced is wholly gone
+ * (the instants lie after each operation's commit point), every record's bytes download with its
+ * checksum, and no blob, temporary file or stale state is left. Write storms killed at every instant of an append are crash-instants.test.ts's; a record whose bytes
  * went missing on disk is the last case here.
  */
 import { afterAll, expect, test } from '@jest/globals';
