@@ -5,13 +5,16 @@
  * named instant of an append (CBM_TEST_CRASH_AT, read only by the CLI under NODE_ENV=test:
  * src/store/test-hooks.ts) — half a line written, or a line written and not yet acknowledged —
  * while three principals store secrets and one upload sends its bytes slowly; crash-instants.test.ts
- * does the same with uploads and compactions.
+ * does the same with uploads and compactions. The restart that checks what the crash left is a
+ * server in this process (startMockServer) on the same directory: what it reads is the store's
+ * start, which is the same code in the CLI and in a process of one's own.
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startMockServer } from '../../src/server.js';
 import { startCli } from '../cli-process.js';
 import { ROOT } from '../helpers.js';
 import { blobFiles, tempFiles, workspacesDir } from '../data-layout.js';
@@ -69,7 +72,7 @@ test.concurrent.each(['mid-append:10', 'between-groups:10', 'mid-append:60'])('k
   const wsDir = workspacesDir(join(dir, 'data'));
   for (const f of readdirSync(wsDir).filter((n) => n.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(wsDir, f), 'utf8'))).not.toThrow();
 
-  const second = await startCli(ARGS, { cwd: dir });
+  const second = await startMockServer({ port: 0, dataDir: join(dir, 'data'), scenario: 'paging', logLevel: 'silent' });
   try {
     for (const token of TOKENS) {
       const res = await fetch(`${second.url}/secrets?namespace=function_env`, { headers: { Authorization: `Bearer ${token}` } });
@@ -94,8 +97,7 @@ test.concurrent.each(['mid-append:10', 'between-groups:10', 'mid-append:60'])('k
     // Touched above, every workspace was checked on load: no blob without its record.
     expect(blobFiles(join(dir, 'data'))).toHaveLength(uploads.length);
   } finally {
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    await second.close();
   }
   expect(existsSync(join(dir, 'data', 'meta.json'))).toBe(true);
 }, 60_000);
