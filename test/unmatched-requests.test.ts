@@ -77,6 +77,19 @@ describe('the closest documented route', () => {
     expect((await request(app).get(path)).status).toBe(404);
     expect(await journal()).toEqual([expect.objectContaining({ path, operationId: null, status: 404, hint: null })]);
   });
+
+  // Hostile paths (near-miss.test.ts shows the guess is the one the full comparison makes).
+  test.each([
+    ['4,000 segments', '/a'.repeat(4000), null],
+    ['one segment of 5,000 letters', `/${'x'.repeat(5000)}`, null],
+    ['a typo of a route, then 3,000 more segments', `/mailboxs${'/x'.repeat(3000)}`, null],
+    // A typo (0.1), a parameter (0.01) and one extra segment (0.75): under 1, a guess.
+    ['a typo of a route, a segment of 5,000 letters, one segment more', `/mailboxs/${'x'.repeat(5000)}/files`, 'did you mean GET /mailboxes/{mailbox_id}?'],
+    ['a typo of a route and a long parameter', `/sesions/${'s'.repeat(5000)}/files`, 'did you mean GET /sessions/{session_id}/files?'],
+  ])('%s: a 404, journalled with the guess the route table gives', async (_what, path, hint) => {
+    expect((await request(app).get(path).set(bearer('t'))).status).toBe(404);
+    expect(await journal()).toEqual([expect.objectContaining({ path, operationId: null, status: 404, hint })]);
+  });
 });
 
 test('?unmatched=true lists only unmatched requests, ?unmatched=false only the others; anything else is 422', async () => {

@@ -28,7 +28,12 @@ const METHOD = 0.5;
 function segmentCost(given: string, template: string): number {
   if (template.startsWith('{')) return given === '' ? 1 : PARAM;
   if (given === template) return 0;
-  const ratio = editDistance(given.toLowerCase(), template) / Math.max(given.length, template.length);
+  const lower = given.toLowerCase();
+  const longest = Math.max(given.length, template.length);
+  // The distance is at least the difference in length: past half, no need to count it (a
+  // 5,000-letter segment against `sessions` is decided here, not in 40,000 steps).
+  if (Math.abs(lower.length - template.length) > longest / 2) return 1;
+  const ratio = editDistance(lower, template) / longest;
   // Beyond half the letters changed, a segment is not a typo of the other: as bad as any.
   return ratio <= 0.5 ? ratio : 1;
 }
@@ -58,6 +63,9 @@ export function nearMiss(operations: Operation[], method: string, rawPath: strin
   let best: { op: Operation; cost: number } | undefined;
   for (const op of operations) {
     const template = segments(op.path);
+    // Each segment one path has and the other lacks costs a GAP: two or more, and the route is
+    // too far whatever the rest (decided before comparing 4,000 segments with each of its own).
+    if (Math.abs(given.length - template.length) * GAP >= 1) continue;
     // Parameters take any segment, so `/favicon.ico` is "close" to `/mailboxes/{id}`: a guess
     // needs one of the route's own words (or a typo of it) in the request.
     const anchored = template.some((t) => !t.startsWith('{') && given.some((g) => segmentCost(g, t) <= 0.5));
