@@ -20,11 +20,28 @@ const MAX_DEPTH = 1000;
 const WS = new Set([' ', '\t', '\n', '\r']);
 const NUMBER = /^(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?/;
 const HEX = /^[0-9a-fA-F]{4}$/;
+/** Where a string's plain run ends: its closing quote, an escape, or a control character. */
+const STRING_STOP = /["\\\u0000-\u001f]/g;
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** Parses decoded text; throws JsonDecodeError with Python's message and code-point offset. */
 export function pyJsonLoads(text: string): PyValue {
-  const s = Array.from(text);
+  // Python's offsets count code points. Without surrogates a UTF-16 index is one, and the text is
+  // scanned as it is; with them it is split into code points first (an array of one-character
+  // strings: ~20× the memory and several times slower, so only where it changes the offsets).
+  const s: string | string[] = SURROGATE.test(text) ? Array.from(text) : text;
   const n = s.length;
+  const sub = (from: number, to?: number): string => (typeof s === 'string' ? s.slice(from, to) : s.slice(from, to).join(''));
+  /** The first quote, backslash or control character at or after `i` (n if none). */
+  const stringStop = (i: number): number => {
+    if (typeof s === 'string') {
+      STRING_STOP.lastIndex = i;
+      return STRING_STOP.exec(s)?.index ?? n;
+    }
+    let j = i;
+    while (j < n && s[j] !== '"' && s[j] !== '\\' && s[j].codePointAt(0)! >= 0x20) j++;
+    return j;
+  };
   const skipWs = (i: number) => {
     while (i < n && WS.has(s[i])) i++;
     return i;
@@ -39,13 +56,10 @@ export function pyJsonLoads(text: string): PyValue {
     let out = '';
     let i = begin;
     for (;;) {
-      let j = i;
-      while (j < n && s[j] !== '"' && s[j] !== '\\') {
-        if (s[j].codePointAt(0)! < 0x20) throw new JsonDecodeError('Invalid control character at', j);
-        j++;
-      }
+      const j = stringStop(i);
       if (j >= n) throw new JsonDecodeError('Unterminated string starting at', begin - 1);
-      out += s.slice(i, j).join('');
+      if (s[j] !== '"' && s[j] !== '\\') throw new JsonDecodeError('Invalid control character at', j);
+      out += sub(i, j);
       if (s[j] === '"') return [out, j + 1];
       // backslash
       let next = j + 1;
@@ -61,12 +75,12 @@ export function pyJsonLoads(text: string): PyValue {
       next++;
       let end = next + 4;
       if (end >= n) throw new JsonDecodeError('Invalid \\uXXXX escape', next - 1);
-      const hex = s.slice(next, end).join('');
+      const hex = sub(next, end);
       if (!HEX.test(hex)) throw new JsonDecodeError('Invalid \\uXXXX escape', end - 5);
       let code = parseInt(hex, 16);
       next = end;
       if (code >= 0xd800 && code <= 0xdbff && end + 6 < n && s[next] === '\\' && s[next + 1] === 'u') {
-        const hex2 = s.slice(next + 2, next + 6).join('');
+        const hex2 = sub(next + 2, next + 6);
         if (!HEX.test(hex2)) throw new JsonDecodeError('Invalid \\uXXXX escape', end + 1);
         const code2 = parseInt(hex2, 16);
         if (code2 >= 0xdc00 && code2 <= 0xdfff) {
@@ -85,18 +99,18 @@ export function pyJsonLoads(text: string): PyValue {
     if (c === '"') return scanString(idx + 1);
     if (c === '{') return scanObject(idx + 1, depth + 1);
     if (c === '[') return scanArray(idx + 1, depth + 1);
-    if (c === 'n' && s.slice(idx, idx + 4).join('') === 'null') return [null, idx + 4];
-    if (c === 't' && s.slice(idx, idx + 4).join('') === 'true') return [true, idx + 4];
-    if (c === 'f' && s.slice(idx, idx + 5).join('') === 'false') return [false, idx + 5];
+    if (c === 'n' && sub(idx, idx + 4) === 'null') return [null, idx + 4];
+    if (c === 't' && sub(idx, idx + 4) === 'true') return [true, idx + 4];
+    if (c === 'f' && sub(idx, idx + 5) === 'false') return [false, idx + 5];
     // Python would accept NaN, Infinity and -Infinity here and then fail with a 500 when the
     // response is encoded; we deliberately report them as "Expecting value" (CONTRACT §5).
-    const rest = s.slice(idx, idx + 400).join('');
+    const rest = sub(idx, idx + 400);
     const m = NUMBER.exec(rest);
     if (m) {
       let len = m[0].length;
       if (len === rest.length && idx + len < n) {
         // a number longer than the window: extend it
-        const full = NUMBER.exec(s.slice(idx).join(''))!;
+        const full = NUMBER.exec(sub(idx))!;
         len = full[0].length;
         return [toNumber(full, idx), idx + len];
       }
