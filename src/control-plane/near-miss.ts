@@ -38,12 +38,14 @@ function segmentCost(given: string, template: string): number {
   return ratio <= 0.5 ? ratio : 1;
 }
 
+type SegmentCost = (given: string, template: string) => number;
+
 /** Segment-level edit distance between a request path and a route template. */
-function pathCost(given: string[], template: string[]): number {
+function pathCost(given: string[], template: string[], cost: SegmentCost): number {
   let prev = Array.from({ length: template.length + 1 }, (_, j) => j * GAP);
   for (let i = 1; i <= given.length; i++) {
     const row = [i * GAP];
-    for (let j = 1; j <= template.length; j++) row.push(Math.min(prev[j] + GAP, row[j - 1] + GAP, prev[j - 1] + segmentCost(given[i - 1], template[j - 1])));
+    for (let j = 1; j <= template.length; j++) row.push(Math.min(prev[j] + GAP, row[j - 1] + GAP, prev[j - 1] + cost(given[i - 1], template[j - 1])));
     prev = row;
   }
   return prev[template.length];
@@ -60,6 +62,14 @@ const segments = (path: string) => path.replace(/^\/+|\/+$/g, '').split('/').fil
 export function nearMiss(operations: Operation[], method: string, rawPath: string): string | undefined {
   const given = segments(pyUnquote(rawPath));
   if (given.length === 0) return undefined;
+  // The routes share their words (`sessions` begins dozens of them): each pair is counted once.
+  const known = new Map<string, number>();
+  const cost: SegmentCost = (g, t) => {
+    const key = `${g}/${t}`;
+    let c = known.get(key);
+    if (c === undefined) known.set(key, (c = segmentCost(g, t)));
+    return c;
+  };
   let best: { op: Operation; cost: number } | undefined;
   for (const op of operations) {
     const template = segments(op.path);
@@ -68,12 +78,12 @@ export function nearMiss(operations: Operation[], method: string, rawPath: strin
     if (Math.abs(given.length - template.length) * GAP >= 1) continue;
     // Parameters take any segment, so `/favicon.ico` is "close" to `/mailboxes/{id}`: a guess
     // needs one of the route's own words (or a typo of it) in the request.
-    const anchored = template.some((t) => !t.startsWith('{') && given.some((g) => segmentCost(g, t) <= 0.5));
+    const anchored = template.some((t) => !t.startsWith('{') && given.some((g) => cost(g, t) <= 0.5));
     if (!anchored) continue;
-    const path = pathCost(given, template);
+    const path = pathCost(given, template, cost);
     if (path >= 1) continue;
-    const cost = path + (op.method === method.toUpperCase() ? 0 : METHOD);
-    if (!best || cost < best.cost) best = { op, cost };
+    const total = path + (op.method === method.toUpperCase() ? 0 : METHOD);
+    if (!best || total < best.cost) best = { op, cost: total };
   }
   return best && `did you mean ${best.op.method} ${best.op.path}?`;
 }
