@@ -22,8 +22,6 @@ export const TARBALL = `${pkg.name}-${pkg.version}.tgz`;
 /** The environment of a user's shell: none of the npm_* variables (or NODE_OPTIONS) that `npm test` sets for us. */
 export const userEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
 
-/** What is never copied from the tree: installed, built, or made by running it. */
-
 /**
  * Packs a copy of the tree into `work`; returns the tarball's file list (sorted). Given `builtDist`,
  * a dist/ the build made of these very sources (stampMatches), the copy gets it (all of it: what

@@ -9,8 +9,9 @@
  * process, startMockServer, on the same directory) checks, through the API and on disk: every
  * acknowledged write the operation does not replace is there, what it replaced is wholly gone
  * (the instants lie after each operation's commit point), every record's bytes download with its
- * checksum, and no blob, temporary file or stale state is left. Write storms killed at every instant of an append are crash-instants.test.ts's; a record whose bytes
- * went missing on disk is the last case here.
+ * checksum, and no blob, temporary file or stale state is left. Write storms killed at every
+ * instant of an append are crash-instants.test.ts's; a record whose bytes went missing on disk is
+ * the last case here.
  */
 import { afterAll, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
