@@ -1,7 +1,7 @@
 /**
  * The Host allow-list and the cross-site refusal over plain HTTP (issue 16, item 1): what a
  * rebinding page or a cross-site page would send, written out by hand, so the guarantees are
- * checked even where no browser is installed (cross-site-browser.test.ts drives a real one).
+ * checked even where no browser is installed (browser.test.ts drives a real one).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
