@@ -161,17 +161,27 @@ describeInBrowser('the landing page and /__mock/docs in headless Chromium', () =
   }, 60_000);
 });
 
-describeInBrowser('a page on another origin calling the mock', () => {
-  let web: Server;
-  let origin: string;
-  beforeAll(async () => {
-    // The "web app under development": an empty page on a port of its own.
-    web = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><title>app</title>'));
-    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => web.close(() => resolve())));
+/**
+ * An empty page on a port of its own: as http://127.0.0.1:… it is the "web app under development",
+ * another origin than the mock's; as http://localhost:… (the cross-site cases at the end) it is an
+ * attacker's page, another site (an IP address is a site of its own).
+ */
+let web: Server;
+let origin: string;
+let attacker: string;
+beforeAll(async () => {
+  if (!haveChromium) return;
+  web = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><title>elsewhere</title>'));
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const { port } = web.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  attacker = `http://localhost:${port}`;
+});
+afterAll(async () => {
+  if (web) await new Promise<void>((resolve) => web.close(() => resolve()));
+});
 
+describeInBrowser('a page on another origin calling the mock', () => {
   /** Runs fetch() calls in the page against the mock; each gives its status or the browser's error. */
   async function callFromPage(mockUrl: string) {
     const page = tab.page;
@@ -537,19 +547,6 @@ describeInBrowser('the inspector Pins panel', () => {
 
 const CROSS_SITE_AUTH = { Authorization: 'Bearer sk_test_cross_site' };
 const CROSS_SITE_PRINCIPAL = 'key%3A';
-
-/** The attacker's page. Served on 127.0.0.1 but visited as http://localhost:…, which is another site than the mock's http://127.0.0.1:… (an IP address is a site of its own). */
-let attackerServer: Server;
-let attacker: string;
-beforeAll(async () => {
-  if (!haveChromium) return;
-  attackerServer = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><title>elsewhere</title>'));
-  await new Promise<void>((resolve) => attackerServer.listen(0, '127.0.0.1', resolve));
-  attacker = `http://localhost:${(attackerServer.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  if (attackerServer) await new Promise<void>((resolve) => attackerServer.close(() => resolve()));
-});
 
 /** A page of its own in a fresh context (not the shared tab): what one case does there cannot reach the next. */
 async function newPage(): Promise<Page> {
