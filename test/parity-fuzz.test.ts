@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { ERROR_TYPES, MSG } from '../src/errors/catalogue.js';
 import type { MockServer } from '../src/server.js';
 import { ROOT, rawRequest, testServer, type RawResponse } from './helpers.js';
-import { describeWithPydantic } from './needs-tool.js';
+import { PYTHON3, describeWithPydantic } from './python3.js';
 
 // Fixed so runs are reproducible; FUZZ_SEED explores others (a failure prints the cases).
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -192,7 +192,7 @@ describeWithPydantic('against real Pydantic', () => {
     const input = samples
       .map((c) => JSON.stringify({ op: c.op, query: c.query, content_type: c.contentType, body_b64: c.body ? c.body.toString('base64') : null }))
       .join('\n');
-    const r = spawnSync('python3', [oracle], { input, maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(PYTHON3, [oracle], { input, maxBuffer: 64 * 1024 * 1024 });
     expect(r.stderr.toString()).toBe('');
     const expected = r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
     expect(expected).toHaveLength(DISTINCT);

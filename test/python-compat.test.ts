@@ -9,20 +9,14 @@ import fc from 'fast-check';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../src/python/json-decode.js';
 import { pyParseQsl, pyUnquote } from '../src/python/url.js';
 import { pyDumps, pyFloatRepr } from '../src/python/values.js';
-import { describeWithPython } from './needs-tool.js';
+import { PYTHON3, describeWithPython } from './python3.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 4242);
 
-/**
- * python3's own executable, asked once: a version manager's shim (pyenv) in front of python3 costs
- * about 0.4 CPU-s a start, more than some of the programs below.
- */
-let python: string | undefined;
-const interpreter = () => (python ??= spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim() || 'python3');
 
 /** Runs a Python program over JSON lines, one answer line per input line. */
 function inPython(program: string, inputs: unknown[]): unknown[] {
-  const r = spawnSync(interpreter(), ['-c', program], { input: inputs.map((i) => JSON.stringify(i)).join('\n'), maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON3, ['-c', program], { input: inputs.map((i) => JSON.stringify(i)).join('\n'), maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(r.stderr.toString());
   return r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
 }

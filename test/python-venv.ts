@@ -10,6 +10,7 @@ import { cpSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { cached, hashFiles } from './build-cache.js';
 import { ROOT } from './helpers.js';
+import { HAS_VENV, PYTHON3, PYTHON_HAS_PIP, PYTHON_VERSION } from './python3.js';
 
 /** The tools, pinned: what .ci/run's pip index serves. */
 export const PY_TOOLS = ['build==1.6.1', 'hatchling==1.32.4', 'mypy==2.4.0', 'pytest==9.1.1', 'pytest-xdist==3.8.0'];
@@ -17,15 +18,8 @@ export const PYTEST = ['pytest==9.1.1', 'pytest-xdist==3.8.0'];
 /** What examples/python's client flow needs beside pytest. */
 export const REQUESTS = 'requests==2.34.2';
 
-/**
- * One look at python3 (each start of it can cost a version manager's shim, about 0.6 CPU-s with
- * pyenv, and `python3 -m pip --version` as much again to import pip): whether `python3 -m venv`
- * works here (Debian splits ensurepip into python3-venv), its version, whether it has a pip of its
- * own, and its executable, which every later start of it runs directly (the shim runs that one).
- */
-const PROBE = spawnSync('python3', ['-c', 'import sys, venv, ensurepip, importlib.util; print(sys.version.replace("\\n", " ")); print(importlib.util.find_spec("pip") is not None); print(sys.executable)'], { encoding: 'utf8' });
-export const HAS_VENV = PROBE.status === 0;
-const [PYTHON_VERSION = '', PYTHON_HAS_PIP = '', PYTHON3 = 'python3'] = HAS_VENV ? PROBE.stdout.trim().split('\n') : [];
+// python3's executable, version and pip, from the one start of it python3.ts makes.
+export { HAS_VENV };
 export const NO_VENV = 'python3 with venv and ensurepip is not installed (apt-get install python3-venv; .ci/run installs it)';
 
 /** The environment of a user's shell: none of the npm_* variables that `npm test` sets for us. */
@@ -113,7 +107,7 @@ export async function builtPackage(): Promise<BuiltPackage> {
   const interpreter = PYTHON_VERSION;
   // Where python3 has a pip of its own (pyenv, python.org builds; Debian's has none), it fills
   // both environments, neither of which then needs pip seeded into it.
-  const systemPip = PYTHON_HAS_PIP === 'True' ? PYTHON3 : undefined;
+  const systemPip = PYTHON_HAS_PIP ? PYTHON3 : undefined;
   // The tools' packages are not byte-compiled at install (pip's default): mypy, most of what is
   // installed, runs compiled extension modules that Python imports before any .py, so compiling
   // its sources cost about 3.5 CPU-s for nothing; build, run once per content, writes its own.

@@ -13,7 +13,7 @@ import { BUILT_IN_SCENARIOS, readScenarioFile } from '../src/scenarios/scenario.
 import { ACTION_METHODS, FALLBACK_RESPONSE_FORMAT } from '../src/workflow/sdk.js';
 import { ROOT, bearer, testApp } from './helpers.js';
 import { codeBlocks, section } from './doc-pages.js';
-import { HAS_PYDANTIC, testWithPydantic, testWithPython } from './needs-tool.js';
+import { HAS_PYDANTIC, testWithPydantic, testWithPython } from './python3.js';
 import { runExports, type ExportReport } from './workflow-python.js';
 
 const AUTH = bearer('sk_test_workflow');

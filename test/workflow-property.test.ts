@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import type { Action } from '../src/model/records.js';
 import { exportSession } from '../src/workflow/export-session.js';
 import { ACTION_METHODS, RESULT_SAMPLE } from '../src/workflow/sdk.js';
-import { HAS_PYDANTIC, testWithPydantic, testWithPython } from './needs-tool.js';
+import { HAS_PYDANTIC, testWithPydantic, testWithPython } from './python3.js';
 import { runExports, type ExportCase, type ExportReport } from './workflow-python.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20250101);

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { SDK, UNSUPPORTED_PREFIX } from '../src/workflow/sdk.js';
 import { ROOT } from './helpers.js';
+import { PYTHON3 } from './python3.js';
 
 export interface ExportCase {
   script: string;
@@ -32,7 +33,7 @@ export function runExports(cases: ExportCase[]): ExportReport[] {
     unsupported_prefix: UNSUPPORTED_PREFIX,
     cases: cases.map((c) => ({ script: c.script, as_workflow: c.asWorkflow, run: c.run, samples: c.samples ?? [] })),
   };
-  const r = spawnSync('python3', [join(ROOT, 'test', 'python', 'run_exports.py')], { input: JSON.stringify(job), maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(PYTHON3, [join(ROOT, 'test', 'python', 'run_exports.py')], { input: JSON.stringify(job), maxBuffer: 256 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`run_exports.py failed: ${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString());
 }
