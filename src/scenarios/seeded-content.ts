@@ -11,11 +11,9 @@ const CHUNK = 1024 * 1024;
 
 const seedLine = (id: string) => Buffer.from(`cloud-browser-mock seeded file ${id}\n`, 'utf8');
 
-/** The bytes from `start` (a multiple of the line length) for `length` bytes: the line repeated. */
+/** `length` bytes of the line repeated from its start (the last copy cut short), filled natively. */
 function seededChunk(line: Buffer, length: number): Buffer {
-  const out = Buffer.alloc(length);
-  for (let i = 0; i < length; i += line.length) line.copy(out, i, 0, Math.min(line.length, length - i));
-  return out;
+  return Buffer.alloc(length, line);
 }
 
 /** The seeded bytes in chunks. A chunk is a whole number of lines, so every chunk starts a line. */
