@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { connectMockServer, type MockControl } from '../src/index.js'; // in your project: 'cloud-browser-mock'
 
@@ -33,7 +34,12 @@ beforeAll(async () => {
   mock = await connectMockServer(url, { adminToken: process.env.CBM_ADMIN_TOKEN }); // waits for /health
 });
 beforeEach(() => mock.reset());
-afterAll(() => sidecar?.kill('SIGTERM'));
+afterAll(async () => {
+  if (!sidecar || sidecar.exitCode !== null) return;
+  const exited = once(sidecar, 'exit');
+  sidecar.kill('SIGTERM');
+  await exited; // nothing of the CLI outlives the suite (its pipe would hold the jest worker open)
+});
 
 test('a parallel worker resets only its own workspace', async () => {
   const token = `worker-${process.env.JEST_WORKER_ID ?? 1}-token`; // a made-up token: its own workspace

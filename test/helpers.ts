@@ -98,3 +98,14 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms)));
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * `promise`, or `fallback` once `ms` have passed without it settling. The timer is cleared either
+ * way: a pending one keeps the jest worker alive after its file, until jest kills it ("A worker
+ * process has failed to exit gracefully").
+ */
+export function orAfter<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer!: NodeJS.Timeout;
+  const late = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -22,6 +22,7 @@ import { startMockServer } from '../../src/server.js';
 import { workspaceFileStem } from '../../src/store/workspace-file.js';
 import { runCli, startCli, type RunningCli } from '../cli-process.js';
 import { blobFiles, stateDir, tempFiles, workspacesDir } from '../data-layout.js';
+import { orAfter } from '../helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cbm-kill-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -205,7 +206,7 @@ async function crashDuring(name: string, crashAt: string, operation: (url: strin
     const answer = await operation(second.url, c);
     // Killed at the instant: no answer, and the process ends by SIGKILL (a bounded wait: a point
     // never reached leaves it running, which the assertion then names).
-    const ended = await Promise.race([second.exited.then(() => second.child.signalCode), new Promise((r) => setTimeout(() => r('still running 10 s after the operation'), 10_000))]);
+    const ended = await orAfter(second.exited.then(() => second.child.signalCode), 10_000, 'still running 10 s after the operation');
     expect([crashAt, answer, ended]).toEqual([crashAt, 'gone', 'SIGKILL']);
   } finally {
     await stop(second);
