@@ -1,8 +1,9 @@
 /**
- * Tests that need a tool this machine may lack (python3, Pydantic 2, curl; python3.ts asks Python). Where it is missing they are
- * skipped visibly, the reason in the title (jest has no skip-reason API; test/skipped-reporter.js
- * lists skipped titles in the summary), never passed with no assertion. Where CI requires the tool
- * (CBM_REQUIRE_PYTHON=1, set by .ci/run) a missing one fails them instead.
+ * Tests that need a tool this machine may lack (python3 and Pydantic 2, which test/python3.ts
+ * looks for; curl). Where it is missing they are skipped visibly, the reason in the title (jest
+ * has no skip-reason API; test/skipped-reporter.js lists skipped titles in the summary), never
+ * passed with no assertion. Where CI requires the tool (CBM_REQUIRE_PYTHON=1, set by .ci/run) a
+ * missing one fails them instead.
  */
 import { describe, test } from '@jest/globals';
 

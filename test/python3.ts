@@ -34,7 +34,8 @@ interface Probe {
 }
 
 const run = spawnSync('python3', ['-c', PROBE_SCRIPT], { encoding: 'utf8' });
-const probe: Probe | undefined = run.status === 0 ? (JSON.parse(run.stdout) as Probe) : undefined;
+/** The script's line is the last one (a site hook may print before it). */
+const probe: Probe | undefined = run.status === 0 ? (JSON.parse(run.stdout.trim().split('\n').pop()!) as Probe) : undefined;
 
 export const HAS_PYTHON = probe !== undefined;
 export const HAS_PYDANTIC = probe?.pydantic === true;
