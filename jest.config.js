@@ -20,9 +20,15 @@ export default {
   // start first (test/sequencer.js). A fourth gained nothing: 241 s and 254 s against 236, 238
   // and 248 s with three on the same tests (session 36).
   maxWorkers: 3,
+  // A worker ends the run holding a ~350–480 MB heap (--logHeapUsage), which takes a loaded
+  // two-core machine longer to free than jest's default 500 ms grace: every run printed "A worker
+  // process has failed to exit gracefully" though nothing outlives a file (a probe of each worker's
+  // live resources every 100 ms saw only its three pipes at the end). A full run with 3 s did not.
+  workerGracefulExitTimeout: 3000,
   testSequencer: '<rootDir>/test/sequencer.js',
   // Jest's runtime, compiling each dependency's CommonJS code once per worker instead of once per
-  // test file (test/jest-runtime.cjs; every file still gets its own module registry).
+  // test file, and reading and transforming each file of the project once per worker
+  // (test/jest-runtime.cjs; every file still gets its own module registry).
   runtime: '<rootDir>/test/jest-runtime.cjs',
   // The default summary only counts skipped tests; this names them, and a skip's reason is in its title.
   reporters: ['default', '<rootDir>/test/skipped-reporter.js'],
