@@ -8,7 +8,7 @@
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from 'json-schema-faker';
-import { createAjv } from '../primitives/ajv.js';
+import { componentsCompiler, type ComponentsCompiler } from '../primitives/ajv.js';
 import { isText, seededBytes, sentType } from './bytes.js';
 import { defaultStatus, documentedAnswer, documentedStatuses, isJson, pickExample, PreferError, type DocumentedAnswer } from './documented.js';
 import { fitToRequest } from './fit.js';
@@ -73,14 +73,14 @@ const ATTEMPTS = 4;
 export function createAnswerer(document: Record<string, any>): Answerer {
   // Ajv is loaded and made on the first answer, not when the answerer is: it is the dearest part of a
   // start. The document was checked when it was loaded, so its schemas are not checked against the
-  // meta-schema again (a third of a second for a document of 60 schemas). A schema Ajv cannot
-  // compile is answered without the check (`fallback`), never with an error.
-  const base = 'cbm-answers';
-  let ajv: ReturnType<typeof createAjv> | undefined;
+  // meta-schema again (a third of a second for a document of 60 schemas); what is compiled is shared
+  // with every answerer of the same document in the process. A schema Ajv cannot compile is
+  // answered without the check (`fallback`), never with an error.
+  let ajv: ComponentsCompiler | undefined;
   const compile = (schema: unknown, fallback: boolean) => {
-    if (!ajv) (ajv = createAjv({ allErrors: false })).addSchema({ $id: base, components: document.components ?? {} });
+    ajv ??= componentsCompiler(document.components, { allErrors: false });
     try {
-      return ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replace(/"#\/components\//g, `"${base}#/components/`)));
+      return ajv.compile(schema);
     } catch {
       return Object.assign(() => fallback, { errors: [] }) as unknown as ValidateFunction;
     }

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { readScenarioBytes, ScenarioError, type Unreadable } from './read-scenario-bytes.js';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { createAjv } from '../primitives/ajv.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { componentsCompiler } from '../primitives/ajv.js';
 import { clampInstant } from '../primitives/clock.js';
 import { packageRoot } from '../primitives/package-root.js';
 import { keyHint } from '../model/secret-rules.js';
@@ -76,16 +76,17 @@ export { ScenarioError } from './read-scenario-bytes.js';
 /**
  * The scenario schema, compiled on the first scenario that needs checking: Ajv and the compile
  * cost more than the rest of start-up, and the built-in scenarios do not need them (see
- * readScenarioFile). The compiled validator is state of whoever holds this — the store a
- * createApp made — never of the module. The schema is ours and test/scenarios.test.ts checks it
- * against the meta-schema, so Ajv need not compile the meta-schema at run time.
+ * readScenarioFile). The validator is held by whoever holds this — the store a createApp made —
+ * and compiled once per process (componentsCompiler's pure cache: the next app's store takes it
+ * compiled). The schema is ours and test/scenarios.test.ts checks it against the meta-schema, so
+ * Ajv need not compile the meta-schema at run time.
  */
 export class ScenarioSchema {
-  #validator: ReturnType<Ajv2020['compile']> | undefined;
+  #validator: ValidateFunction | undefined;
 
   /** The first problem with `data`, or null when it is a valid scenario file. */
   check(data: unknown) {
-    this.#validator ??= createAjv({ allErrors: false }).compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
+    this.#validator ??= componentsCompiler({}, { allErrors: false }).compile(JSON.parse(readFileSync(scenarioSchemaPath(), 'utf8')));
     return this.#validator(data) ? null : this.#validator.errors![0];
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Response validation: every answer checked against its document (openapi.json for the service,
  * control-plane.openapi.json for /__mock), so the mock cannot drift from its own contracts. On in
- * the test suite; a switch in the CLI (--validate-responses). Ajv is the one eov brings.
+ * the test suite; a switch in the CLI (--validate-responses). Ajv is the one eov brings; what it
+ * compiles is shared with every other app of the same document in the process (componentsCompiler).
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenApiDocument, Operation } from '../document/openapi.js';
-import { createAjv } from '../primitives/ajv.js';
+import { componentsCompiler } from '../primitives/ajv.js';
 
 export class ResponseValidationError extends Error {}
 
@@ -13,8 +14,7 @@ export type ResponseValidator = (op: Operation, status: number, contentType: str
 
 /** `name` is how a mismatch names the document (openapi.json, control-plane.openapi.json). */
 export function createResponseValidator(doc: OpenApiDocument, name = 'openapi.json'): ResponseValidator {
-  const ajv = createAjv({ allErrors: true });
-  ajv.addSchema({ $id: 'openapi', components: doc.components });
+  const ajv = componentsCompiler(doc.components, { allErrors: true });
   const cache = new Map<string, ValidateFunction | null>();
   const pathOf = new Map<string, any>();
   for (const item of Object.values(doc.paths as Record<string, any>)) for (const op of Object.values(item as Record<string, any>)) pathOf.set(op.operationId, op);
@@ -36,8 +36,7 @@ export function createResponseValidator(doc: OpenApiDocument, name = 'openapi.js
     const key = `${op.id} ${status}`;
     let validate = cache.get(key);
     if (validate === undefined) {
-      const schema = JSON.parse(JSON.stringify(documented.content[media].schema).replace(/"#\/components\//g, '"openapi#/components/'));
-      validate = ajv.compile(schema);
+      validate = ajv.compile(documented.content[media].schema);
       cache.set(key, validate);
     }
     if (validate && !validate(body)) {
