@@ -40,17 +40,22 @@ export async function readScenarioBytes(file: string, unreadable: Unreadable): P
     throw openError(file, e, unreadable);
   }
   try {
-    checkReadable(file, await handle.stat(), unreadable);
+    const stats = await handle.stat();
+    checkReadable(file, stats, unreadable);
+    // Chunks of the size the file says it has (one read and the one that finds its end), between
+    // 64 KiB and 1 MiB: not two zero-filled mebibytes for every 64 KB scenario a start reads.
+    const chunk = Math.min(Math.max(stats.size + 1, 64 * 1024), 1024 * 1024);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const { bytesRead, buffer } = await handle.read(Buffer.alloc(1024 * 1024), 0, 1024 * 1024, null);
+      const buffer = Buffer.allocUnsafe(chunk);
+      const { bytesRead } = await handle.read(buffer, 0, chunk, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > MAX_SCENARIO_BYTES) throw new ScenarioError(`scenario file ${file} has more than ${MAX_SCENARIO_BYTES} bytes (32 MiB), the most a scenario file may have`);
       chunks.push(buffer.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks);
+    return Buffer.concat(chunks, total);
   } finally {
     await handle.close();
   }
