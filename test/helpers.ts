@@ -93,10 +93,11 @@ export async function settlesTo(count: () => number, limit: number, deadlineMs =
  * `promise`, or a failure naming `what` once `ms` have passed without it settling — a liveness
  * bound on waiting for an event, not a speed claim.
  */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer!: NodeJS.Timeout;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const late = Symbol('late');
+  const settled = await orAfter(promise, ms, late);
+  if (settled === late) throw new Error(`${what}: not within ${ms / 1000} s`);
+  return settled as T;
 }
 
 /**
