@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { ERROR_TYPES, MSG } from '../src/errors/catalogue.js';
 import type { MockServer } from '../src/server.js';
+import { codePoint } from './arbitraries.js';
 import { ROOT, rawRequest, testServer, type RawResponse } from './helpers.js';
 import { PYTHON3, describeWithPydantic } from './python3.js';
 
@@ -60,7 +61,7 @@ const jsonValue: fc.Arbitrary<string> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
     fc.constantFrom('null', 'true', 'false', '0', '1', '2', '-1', '0.0', '1.0', '2.0', '1.5', '1e5', '1E+2', '2.5e-8', '3e20', '1e16', '1e-7', '123456789012345678901234567890', '-0', '0.1'),
-    fc.string({ unit: 'binary', maxLength: 10 }).map((s) => JSON.stringify(s)),
+    fc.string({ unit: codePoint, maxLength: 10 }).map((s) => JSON.stringify(s)),
     fc.constantFrom('"yes"', '"off"', '"maybe"', '""', '"gmail"', '"microsoft_outlook"', '"llm_provider"', '"function_env"', '"a.org"', `"${'N'.repeat(130)}"`, `"${'😀'.repeat(128)}"`, `"${'😀'.repeat(129)}"`),
     fc.array(tie('value'), { maxLength: 3 }).map((a) => `[${a.join(', ')}]`),
     fc.dictionary(fc.constantFrom('a', 'name', 'value', 'x'), tie('value'), { maxKeys: 2 }).map((o) => `{${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`),

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { JsonDecodeError, JsonUndecodableError, decodeJsonBytes, pyJsonLoads } from '../src/python/json-decode.js';
 import { pyParseQsl, pyUnquote } from '../src/python/url.js';
 import { pyDumps, pyFloatRepr } from '../src/python/values.js';
+import { codePoint } from './arbitraries.js';
 import { PYTHON3, describeWithPython } from './python3.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 4242);
@@ -20,23 +21,6 @@ function inPython(program: string, inputs: unknown[]): unknown[] {
   if (r.status !== 0) throw new Error(r.stderr.toString());
   return r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
 }
-
-
-/**
- * Any one code point but a surrogate: what fast-check's `unit: 'binary'` draws, index for index
- * (the same values for a seed), without the reverse table of all 1.1 million code points fast-check
- * builds for that unit (about 2 CPU-s); the unmapper tells fast-check which strings it can make, so
- * its special strings are mixed in as with the built-in unit.
- */
-const SURROGATES = 0xe000 - 0xd800;
-const codePoint = fc.nat({ max: 0x10ffff - SURROGATES }).map(
-  (i) => String.fromCodePoint(i < 0xd800 ? i : i + SURROGATES),
-  (s) => {
-    const cp = typeof s === 'string' ? s.codePointAt(0) : undefined;
-    if (cp === undefined || String.fromCodePoint(cp) !== s || (cp >= 0xd800 && cp < 0xe000)) throw new Error('not one code point outside the surrogates');
-    return cp < 0xd800 ? cp : cp - SURROGATES;
-  },
-);
 
 /** JSON-ish text, often broken: valid documents with random cuts, insertions and swaps. */
 const jsonish = fc.oneof(

@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import type { Action } from '../src/model/records.js';
 import { exportSession } from '../src/workflow/export-session.js';
 import { ACTION_METHODS, RESULT_SAMPLE } from '../src/workflow/sdk.js';
+import { codePoint } from './arbitraries.js';
 import { HAS_PYDANTIC, testWithPydantic, testWithPython } from './python3.js';
 import { runExports, type ExportCase, type ExportReport } from './workflow-python.js';
 
@@ -26,7 +27,7 @@ const HOSTILE = [
   '"); import os; ("', "'''); __import__('os').system('echo pwned') #", '__proto__', 'constructor',
 ];
 const hostile = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.string({ unit: codePoint, maxLength: 12 }),
   fc.array(fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ maxLength: 3 })), { maxLength: 5 }).map((parts) => parts.join('')),
 );
 /**

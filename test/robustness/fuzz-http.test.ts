@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { codePoint } from '../arbitraries.js';
 import { bearer, multipart, orAfter, rawRequest, settlesTo } from '../helpers.js';
 import { startCli, type RunningCli } from '../cli-process.js';
 
@@ -40,7 +41,7 @@ const jsonText = fc.oneof(
   fc.json({ maxDepth: 3 }),
   fc.constantFrom('{"name":"N","value":"v-v-v-v-v"}', '{"allow_all_senders":true,"allowed_sender_domains":["a.org"]}', '{"mailbox_id":"mbx_gmail"}', '{"email_address":"a@b.c","provider":"gmail"}',
     '{"healthy":false}', '{"set":"2031-01-01T00:00:00Z"}', '{"advance":"P1D"}', '{"sessions":[],"mailboxes":[],"secrets":[]}', '{"id":"sess_f","actions":[{"type":"goto","url":"u"}]}', `{"name":"${'n'.repeat(200)}","value":"${'v'.repeat(100000)}"}`),
-  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: codePoint, maxLength: 40 }),
 );
 const multipartBody = fc.tuple(fc.constantFrom('bnd', 'x'.repeat(70)), fc.string({ maxLength: 30 }), fc.constantFrom('file', 'other', ''), fc.string({ maxLength: 20 }), fc.boolean()).map(([b, content, name, filename, close]) => ({
   type: `multipart/form-data; boundary=${b}`,
