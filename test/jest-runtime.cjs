@@ -27,9 +27,8 @@
  * test file (its test context; so may a library a file loads) and never disables it, so a
  * worker's later files paid for all of its earlier files' instances on every promise (the profile
  * of a full run: ~11 CPU-s in `_propagate` across the three workers; 30 files in band: 0.91 →
- * 0.04 CPU-s). An
- * instance used again re-enables itself (`run`, `enterWith`), so disabling one that outlives its
- * file changes nothing but its cost.
+ * 0.04 CPU-s; too little for the whole suite's time to show). An instance used again re-enables
+ * itself (`run`, `enterWith`), so disabling one that outlives its file changes nothing but its cost.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { sep } = require('node:path');
