@@ -76,6 +76,52 @@ describe('the report over a saved run', () => {
     expect(table(run)).toContain('  instructions per request (callgrind, 10,000 counted after 2,000 to warm): getSecret 1,050,000 with --spec, 1,000,000 without (1.050×); storeSecret 2,102,000 with --spec, 2,000,000 without (1.051×)');
   });
 
+  test('the built-in endpoints with and without --spec on one shared CPU: met from 0.95×, each pair and the control printed; a machine that cannot pin says so and settles nothing', () => {
+    const run = readFixture();
+    const server = { label: 'x', rps: 600, p50: 30, p99: 90, bytesPerResponse: 207, errors: 0, rounds: [] };
+    const endpoint = (label: string, ratio: number, pairs: number[], control: number[]) => ({
+      label,
+      servers: { mockSpec: { ...server, label: 'mock --spec' }, mock: { ...server, label: 'mock (no --spec)' } },
+      ratioWithoutSpec: ratio,
+      pairRatios: pairs.map((r, i) => ({ order: i % 2 ? 'mockSpec then mock' : 'mock then mockSpec', ratio: r, runs: [r, r] })),
+      control: { ratio: control[0] * control[1], pairRatios: control.map((r, i) => ({ order: i % 2 ? 'mockControl then mock' : 'mock then mockControl', ratio: r, runs: [r] })) },
+    });
+    run.spec = {
+      document: 'service.openapi.json',
+      operations: 68,
+      sessionStart: { servers: {} },
+      builtInMethod: { serverCpu: '1', loadCpus: '0', pairs: 4, runSeconds: 2, connectionsPerServer: 25, runsPerPair: 2 },
+      builtIn: {
+        getSecret: endpoint('getSecret', 0.95, [0.94, 0.96], [1.01, 0.99]),
+        listSessionFiles: endpoint('listSessionFiles (limit=100)', 0.949, [0.93, 0.968], [1, 1]),
+      },
+      coldStart: { runs: [{ healthMs: 400, firstAnswerMs: 900 }], medianHealthMs: 400, medianFirstAnswerMs: 900 },
+    };
+    const spec = (t: Target[]) => t.filter((x) => x.name.startsWith('--spec: ') && x.name.includes('without --spec'));
+    expect(spec(targets(run))).toEqual([
+      {
+        name: '--spec: getSecret within 5% of the run without --spec',
+        value: '0.950× of it (geometric mean of 4 runs in 2 pairs on one CPU: 0.940, 0.960; two plain mocks the same way: 1.00×)',
+        met: true,
+      },
+      {
+        name: '--spec: listSessionFiles (limit=100) within 5% of the run without --spec',
+        value: '0.949× of it (geometric mean of 4 runs in 2 pairs on one CPU: 0.930, 0.968; two plain mocks the same way: 1.00×)',
+        met: false,
+      },
+    ]);
+    const text: string = table(run);
+    expect(text).toContain('  the built-in endpoints: 4 pairs of fresh servers pinned to CPU 1, loaded at once from CPU 0 (25 connections each), 2 runs of 2 s per pair;');
+    expect(text).toContain('    getSecret: pairs 0.940 (mock then mockSpec), 0.960 (mockSpec then mock); control (two plain mocks) 1.010, 0.990');
+
+    run.spec.builtInMethod = { skipped: 'this process may use one CPU (0); the servers need one of their own and the load another' };
+    run.spec.builtIn = {};
+    expect(spec(targets(run))).toEqual([
+      { name: '--spec: the built-in endpoints within 5% of the run without --spec', value: 'not measured: this process may use one CPU (0); the servers need one of their own and the load another', met: null },
+    ]);
+    expect(table(run)).toContain('  the built-in endpoints with and without --spec: not measured (this process may use one CPU (0); the servers need one of their own and the load another)');
+  });
+
   test('targets() and table() change nothing and answer the same twice, over a frozen copy of the run', () => {
     const before = readFileSync(FIXTURE, 'utf8');
     const frozen = deepFreeze(readFixture());

@@ -1,10 +1,12 @@
 /**
  * Issue 30's figures, in one run: (a) a generated session_start answer from the mock with --spec
- * and from Prism -d on the same document, a distinct request body per request; (b) listing,
- * getSecret and storeSecret with and without --spec (the union's routes indexed, not scanned);
- * (c) cold start with the document, spawn → first generated answer. Rounds alternate the servers;
- * ratios are the median of the per-round ratios, as in the main phase. With --instructions, (d)
- * the instructions each built-in request executes with and without --spec (lib/instructions.mjs).
+ * and from Prism -d on the same document, a distinct request body per request (rounds alternate
+ * the servers; the ratio is the median of the per-round ratios, as in the main phase); (b) the
+ * listing, getSecret and storeSecret with and without --spec (the union's routes indexed, not
+ * scanned), measured on fresh pairs of servers sharing one CPU (lib/one-core.mjs), the ratio the
+ * geometric mean of every run's; (c) cold start with the document, spawn → first generated
+ * answer. With --instructions, (d) the instructions each built-in request executes with and
+ * without --spec (lib/instructions.mjs).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -12,7 +14,8 @@ import { ENDPOINTS, auth, runEndpoint } from '../lib/endpoints.mjs';
 import { instructionsPerRequest } from '../lib/instructions.mjs';
 import { load, median, medianRun } from '../lib/load.mjs';
 import { send } from '../lib/processes.mjs';
-import { medianRatio, perRoundRatios, roundOrder } from '../lib/rounds.mjs';
+import { medianRatio, roundOrder } from '../lib/rounds.mjs';
+import { geometricMean, oneCorePlan, pin, withLoadPinned } from '../lib/one-core.mjs';
 import { flushDisk, settle, SETTLE_MS } from '../lib/servers.mjs';
 import { stealSummary } from '../lib/steal.mjs';
 
@@ -52,19 +55,70 @@ async function firstStart(url, token = 'sk_bench_spec_first') {
   }
 }
 
-/** The mean of one round's runs on several processes of one kind (their steal records kept). */
-function meanRun(list) {
-  const mean = (f) => list.reduce((n, x) => n + f(x), 0) / list.length;
-  const steal = list.map((x) => x.steal).filter(Boolean);
-  return {
-    ...list[0],
-    rps: mean((x) => x.rps),
-    p50: mean((x) => x.p50),
-    p99: mean((x) => x.p99),
-    errors: list.reduce((n, x) => n + x.errors, 0),
-    non2xx: list.reduce((n, x) => n + x.non2xx, 0),
-    steal: steal.length ? { runs: Math.max(...steal.map((x) => x.runs)), stillStolen: steal.some((x) => x.stillStolen) } : undefined,
-  };
+/** What the built-in comparison starts: a plain mock and a --spec one, or two plain ones (control). */
+const PLAIN = { key: 'mock', extra: [] };
+const WITH_SPEC = { key: 'mockSpec', extra: 'spec' };
+const CONTROL = { key: 'mockControl', extra: [] };
+/** The pairs, each with its start order: both orders equally often, in either kind. */
+export const BUILT_IN_PAIRS = [
+  [PLAIN, WITH_SPEC],
+  [WITH_SPEC, PLAIN],
+  [PLAIN, CONTROL],
+  [PLAIN, WITH_SPEC],
+  [WITH_SPEC, PLAIN],
+  [CONTROL, PLAIN],
+  [PLAIN, WITH_SPEC],
+  [WITH_SPEC, PLAIN],
+];
+
+/**
+ * One pair on the plan's server CPU: both answer the same built-in requests first (a second of
+ * each of the three, so that neither is measured with code that has only met one kind of request),
+ * the --spec one then a second of session_starts to a workspace of its own; then for each endpoint,
+ * `rounds` runs with both loaded at once, each run's ratio the other server's throughput over the
+ * plain one's.
+ */
+async function comparePair(ctx, { plan, kinds, n, spec, perRun, perServer }) {
+  const started = [];
+  for (const [i, kind] of kinds.entries()) {
+    const server = await ctx.servers.startMock({ name: `${kind.key}-pair${n + 1}-${i + 1}`, extra: kind.extra === 'spec' ? spec : kind.extra });
+    pin(server.pid, plan.server);
+    started.push({ kind, server });
+  }
+  const plain = started.find((s) => s.kind === PLAIN).server;
+  const other = started.find((s) => s.kind !== PLAIN);
+  const control = other.kind === CONTROL;
+  const order = started.map((s) => s.kind.key).join(' then ');
+  try {
+    for (const { server } of started) for (const ep of ENDPOINTS) await runEndpoint(server, ep, `prime_pair${n}`, { connections: perServer, duration: 1 });
+    if (!control) {
+      await firstStart(other.server.url);
+      await sessionStarts(other.server, `prime_pair${n}`, { connections: perServer, duration: 1 });
+    }
+    await settle(SETTLE_MS);
+    const endpoints = {};
+    for (const ep of ENDPOINTS) {
+      flushDisk();
+      for (const { server } of started) await runEndpoint(server, ep, `warm_pair${n}`, { connections: perServer, duration: 1 });
+      endpoints[ep.key] = [];
+      for (let r = 0; r < ctx.settings.rounds; r++) {
+        await settle(SETTLE_MS);
+        const tag = `pair${n}_r${r}`;
+        const both = await ctx.measured(`pair ${n + 1} (${order}) ${ep.key} run ${r + 1}`, async (attempt) => {
+          const again = attempt ? `_again${attempt}` : '';
+          const [p, o] = await Promise.all([runEndpoint(plain, ep, `${tag}_plain${again}`, { connections: perServer, duration: perRun }), runEndpoint(other.server, ep, `${tag}_other${again}`, { connections: perServer, duration: perRun })]);
+          return { plain: p, other: o };
+        });
+        const run = { plain: both.plain, other: both.other, ratio: both.other.rps / both.plain.rps, steal: both.steal };
+        for (const x of [run.plain, run.other]) if (x.errors + x.non2xx) ctx.log(`  pair ${n + 1} ${ep.key} run ${r + 1}: ${x.errors} errors, ${x.non2xx} non-2xx: ${JSON.stringify(x.statuses)}`);
+        endpoints[ep.key].push(run);
+      }
+      ctx.log(`pair ${n + 1} (${order}) ${ep.key.padEnd(16)} ${control ? 'control/plain' : '--spec/plain'} ${endpoints[ep.key].map((r) => r.ratio.toFixed(3)).join(' ')}  (plain ${endpoints[ep.key].map((r) => Math.round(r.plain.rps)).join(' ')} req/s)`);
+    }
+    return { order, control, endpoints };
+  } finally {
+    for (const { server } of started) await server.stop();
+  }
 }
 
 export async function specPhase(ctx) {
@@ -114,54 +168,47 @@ export async function specPhase(ctx) {
   await round('session_start', generators, (s, tag) => sessionStarts(s.server, tag, { connections, duration }), runs.sessionStart);
   for (const g of generators) await g.server.stop();
 
-  // The built-in endpoints with and without --spec, on servers holding the same workspaces: the
-  // session_start rounds above leave ~10⁵ sessions in their server's store, whose heap would slow
-  // any server's requests alike (a larger heap to collect), which is not what --spec costs. Each
-  // --spec server has answered a second of session_starts first (to a workspace of its own), so
-  // the added operations' code has run through the shared stages before the built-ins are measured.
-  //
-  // Three processes of each kind, started in the order A B B A A B: two processes of the same
-  // build, started one after the other, differ by up to ~5–10% in throughput for as long as they
-  // run (four plain mocks measured side by side: 0.955–1.065× of the first), so one process a side
-  // measured the processes, not --spec. Each round runs all six; its ratio is the --spec servers'
-  // mean throughput over the plain servers'.
-  const KINDS = [
-    { key: 'mock', label: 'mock (no --spec)', extra: [] },
-    { key: 'mockSpec', label: 'mock --spec', extra: spec },
-  ];
-  const builtIns = [];
-  for (const [i, k] of [0, 1, 1, 0, 0, 1].entries()) {
-    const kind = KINDS[k];
-    const server = await start.startMock({ name: `${kind.key}-builtins-${i + 1}`, extra: kind.extra });
-    if (kind.extra.length) {
-      await firstStart(server.url);
-      await sessionStarts(server, `prime${i}`, { connections, duration: 1 });
-    }
-    builtIns.push({ ...kind, server, n: i + 1 });
-  }
-  const perRun = Math.max(2, Math.round(duration / 2));
-  await settle(1000);
-  for (const ep of ENDPOINTS) {
-    flushDisk();
-    const perServer = builtIns.map(() => []);
-    for (const [i, s] of builtIns.entries()) await runEndpoint(s.server, ep, `warm_spec_${i}`, { connections, duration: warmup });
-    for (let r = 0; r < rounds; r++) {
-      for (const i of builtIns.map((_, j) => (j + r) % builtIns.length)) {
-        const s = builtIns[i];
-        await settle(SETTLE_MS);
-        const result = await ctx.measured(`round ${r + 1} ${ep.key} ${s.key} #${s.n}`, (attempt) => runEndpoint(s.server, ep, `spec_r${r}_${i}${attempt ? `_again${attempt}` : ''}`, { connections, duration: perRun }));
-        perServer[i].push(result);
-        ctx.log(`round ${r + 1} ${ep.key.padEnd(16)} ${`${s.key} #${s.n}`.padEnd(13)} ${Math.round(result.rps).toString().padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.errors + result.non2xx ? `  (${result.errors} errors, ${result.non2xx} non-2xx: ${JSON.stringify(result.statuses)})` : ''}`);
-      }
-    }
-    // One run per kind and round: the mean of its processes' figures in that round.
-    runs[ep.key] = {};
-    for (const kind of KINDS) {
-      const mine = builtIns.flatMap((s, i) => (s.key === kind.key ? [perServer[i]] : []));
-      runs[ep.key][kind.key] = mine[0].map((_, r) => meanRun(mine.map((list) => list[r])));
+  // (b) The built-in endpoints with and without --spec, on one CPU shared by the two servers
+  // (lib/one-core.mjs): run one after the other, or side by side on two CPUs, two processes of the
+  // same build differed here by more than the 5% this should tell. Fresh pairs, started in
+  // alternating order (the process started first ran ~2% faster in either kind), and two control
+  // pairs of plain mocks measured the same way, whose ratio is the method's own error.
+  const plan = oneCorePlan();
+  const builtIn = {};
+  let builtInMethod;
+  if (plan.reason) {
+    builtInMethod = { skipped: plan.reason };
+    ctx.log(`spec: the built-in endpoints with and without --spec not measured: ${plan.reason}`);
+  } else {
+    const perRun = Math.max(2, Math.round(duration / 2));
+    const perServer = Math.max(1, Math.round(connections / 2));
+    builtInMethod = { serverCpu: plan.server, loadCpus: plan.load, pairs: BUILT_IN_PAIRS.length, runSeconds: perRun, connectionsPerServer: perServer, runsPerPair: rounds };
+    ctx.log(`spec: the built-in endpoints, ${BUILT_IN_PAIRS.length} pairs of servers on CPU ${plan.server} loaded at once from CPU ${plan.load}, ${perServer} connections each, ${rounds} runs of ${perRun} s per pair and endpoint`);
+    const pairs = await withLoadPinned(plan, async () => {
+      const done = [];
+      for (const [n, kinds] of BUILT_IN_PAIRS.entries()) done.push(await comparePair(ctx, { plan, kinds, n, spec, perRun, perServer }));
+      return done;
+    });
+    for (const ep of ENDPOINTS) {
+      const of = (list) => list.flatMap((p) => p.endpoints[ep.key]);
+      const tested = pairs.filter((p) => !p.control);
+      const control = pairs.filter((p) => p.control);
+      builtIn[ep.key] = {
+        label: ep.label,
+        servers: {
+          mockSpec: { label: 'mock --spec', processes: tested.length, ...medianRun(of(tested).map((r) => r.other)), steal: stealSummary(of(tested)) },
+          mock: { label: 'mock (no --spec)', processes: tested.length, ...medianRun(of(tested).map((r) => r.plain)), steal: stealSummary(of(tested)) },
+        },
+        ratioWithoutSpec: geometricMean(of(tested).map((r) => r.ratio)),
+        pairRatios: tested.map((p) => ({ order: p.order, ratio: geometricMean(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
+        control: {
+          ratio: geometricMean(of(control).map((r) => r.ratio)),
+          pairRatios: control.map((p) => ({ order: p.order, ratio: geometricMean(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
+        },
+      };
+      ctx.log(`  ${ep.key}: --spec ${builtIn[ep.key].ratioWithoutSpec.toFixed(3)}× of plain (pairs ${builtIn[ep.key].pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}); control ${builtIn[ep.key].control.ratio.toFixed(3)}×`);
     }
   }
-  for (const s of builtIns) await s.server.stop();
 
   // (d) The same three requests counted in instructions, a plain and a --spec server side by side
   // under callgrind, the --spec one primed with session_starts first as above (500 of them: a
@@ -194,8 +241,7 @@ export async function specPhase(ctx) {
   return {
     document: relative(ctx.root, specDoc),
     operations: ops,
-    builtInProcesses: 3,
-    builtInRunSeconds: perRun,
+    builtInMethod,
     coldStart: {
       runs: cold.map((c) => ({ healthMs: Math.round(c.healthMs), firstAnswerMs: Math.round(c.firstAnswerMs) })),
       medianHealthMs: median(cold.map((c) => c.healthMs)),
@@ -207,16 +253,6 @@ export async function specPhase(ctx) {
       ratioPrismDynamic: medianRatio(runs.sessionStart, 'mockSpec', 'prismDynamic'),
     },
     ...(instructions ? { instructions } : {}),
-    builtIn: Object.fromEntries(
-      ENDPOINTS.map((ep) => [
-        ep.key,
-        {
-          label: ep.label,
-          servers: Object.fromEntries([...KINDS].reverse().map((s) => [s.key, { label: s.label, processes: 3, ...medianRun(runs[ep.key][s.key]), steal: stealSummary(runs[ep.key][s.key]) }])),
-          ratioWithoutSpec: medianRatio(runs[ep.key], 'mockSpec', 'mock'),
-          roundRatios: perRoundRatios(runs[ep.key], 'mockSpec', 'mock'),
-        },
-      ]),
-    ),
+    builtIn,
   };
 }
