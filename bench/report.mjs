@@ -91,7 +91,7 @@ export function targets(results) {
     if (gen.ratioPrismDynamic !== undefined) add('--spec: generated session_start answer ≥ 1.5× Prism -d (-v error), distinct bodies', times(gen.ratioPrismDynamic), gen.ratioPrismDynamic >= 1.5);
     for (const ep of Object.values(spec.builtIn)) {
       // Pairs sharing one CPU (since stop 43): each pair's ratio, and the control pairs' (two plain mocks).
-      const pairs = ep.pairRatios ? ` (geometric mean of ${ep.pairRatios.reduce((n, p) => n + p.runs.length, 0)} runs in ${ep.pairRatios.length} pairs on one CPU: ${ep.pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}; two plain mocks the same way: ${times(ep.control.ratio)})` : '';
+      const pairs = ep.pairRatios ? ` (median of ${ep.pairRatios.reduce((n, p) => n + p.runs.length, 0)} runs in ${ep.pairRatios.length} pairs on one CPU: ${ep.pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}; two plain mocks the same way: ${times(ep.control.ratio)})` : '';
       add(`--spec: ${ep.label} within 5% of the run without --spec`, `${pairs ? `${ep.ratioWithoutSpec.toFixed(3)}×` : times(ep.ratioWithoutSpec)} of it${pairs}`, ep.ratioWithoutSpec >= 0.95);
     }
     if (spec.builtInMethod?.skipped) add('--spec: the built-in endpoints within 5% of the run without --spec', `not measured: ${spec.builtInMethod.skipped}`, null);
@@ -247,7 +247,7 @@ export function table(results) {
     const bm = sp.builtInMethod;
     if (bm?.skipped) lines.push(`  the built-in endpoints with and without --spec: not measured (${bm.skipped})`);
     else if (bm) {
-      lines.push(`  the built-in endpoints: ${bm.pairs} pairs of fresh servers pinned to CPU ${bm.serverCpu}, loaded at once from CPU ${bm.loadCpus} (${bm.connectionsPerServer} connections each), ${bm.runsPerPair} runs of ${bm.runSeconds} s per pair; req/s above are one server's share of that CPU; the ratio is the geometric mean of every run's`);
+      lines.push(`  the built-in endpoints: ${bm.pairs} pairs of fresh servers pinned to CPU ${bm.serverCpu}, loaded at once from CPU ${bm.loadCpus} (${bm.connectionsPerServer} connections each), ${bm.runsPerPair} runs of ${bm.runSeconds} s per pair; req/s above are one server's share of that CPU; the ratio is the median of every run's (each pair's the median of its own)`);
       for (const ep of Object.values(sp.builtIn)) lines.push(`    ${ep.label.split(' ')[0]}: pairs ${ep.pairRatios.map((p) => `${p.ratio.toFixed(3)} (${p.order})`).join(', ')}; control (two plain mocks) ${ep.control.pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}`);
     }
     if (sp.builtInProcesses) lines.push(`  the built-in endpoints: ${sp.builtInProcesses} processes of each kind, started A B B A A B, ${sp.builtInRunSeconds} s runs; each round's ratio is the kinds' mean throughputs'; rounds ${Object.values(sp.builtIn).map((ep) => `${ep.label.split(' ')[0]} ${ep.roundRatios.map((x) => x.toFixed(2)).join(', ')}`).join('; ')}`);

@@ -101,12 +101,12 @@ describe('the report over a saved run', () => {
     expect(spec(targets(run))).toEqual([
       {
         name: '--spec: getSecret within 5% of the run without --spec',
-        value: '0.950× of it (geometric mean of 4 runs in 2 pairs on one CPU: 0.940, 0.960; two plain mocks the same way: 1.00×)',
+        value: '0.950× of it (median of 4 runs in 2 pairs on one CPU: 0.940, 0.960; two plain mocks the same way: 1.00×)',
         met: true,
       },
       {
         name: '--spec: listSessionFiles (limit=100) within 5% of the run without --spec',
-        value: '0.949× of it (geometric mean of 4 runs in 2 pairs on one CPU: 0.930, 0.968; two plain mocks the same way: 1.00×)',
+        value: '0.949× of it (median of 4 runs in 2 pairs on one CPU: 0.930, 0.968; two plain mocks the same way: 1.00×)',
         met: false,
       },
     ]);

@@ -53,9 +53,3 @@ export async function withLoadPinned(plan, fn) {
     pin(process.pid, plan.own);
   }
 }
-
-/** The geometric mean of ratios (a ratio and its inverse weigh the same). */
-export function geometricMean(values) {
-  const v = values.filter((x) => Number.isFinite(x) && x > 0);
-  return v.length ? Math.exp(v.reduce((n, x) => n + Math.log(x), 0) / v.length) : NaN;
-}

@@ -4,7 +4,7 @@
  * the servers; the ratio is the median of the per-round ratios, as in the main phase); (b) the
  * listing, getSecret and storeSecret with and without --spec (the union's routes indexed, not
  * scanned), measured on fresh pairs of servers sharing one CPU (lib/one-core.mjs), the ratio the
- * geometric mean of every run's; (c) cold start with the document, spawn → first generated
+ * median of every run's; (c) cold start with the document, spawn → first generated
  * answer. With --instructions, (d) the instructions each built-in request executes with and
  * without --spec (lib/instructions.mjs).
  */
@@ -15,7 +15,7 @@ import { instructionsPerRequest } from '../lib/instructions.mjs';
 import { load, median, medianRun } from '../lib/load.mjs';
 import { send } from '../lib/processes.mjs';
 import { medianRatio, roundOrder } from '../lib/rounds.mjs';
-import { geometricMean, oneCorePlan, pin, withLoadPinned } from '../lib/one-core.mjs';
+import { oneCorePlan, pin, withLoadPinned } from '../lib/one-core.mjs';
 import { flushDisk, settle, SETTLE_MS } from '../lib/servers.mjs';
 import { stealSummary } from '../lib/steal.mjs';
 
@@ -199,11 +199,11 @@ export async function specPhase(ctx) {
           mockSpec: { label: 'mock --spec', processes: tested.length, ...medianRun(of(tested).map((r) => r.other)), steal: stealSummary(of(tested)) },
           mock: { label: 'mock (no --spec)', processes: tested.length, ...medianRun(of(tested).map((r) => r.plain)), steal: stealSummary(of(tested)) },
         },
-        ratioWithoutSpec: geometricMean(of(tested).map((r) => r.ratio)),
-        pairRatios: tested.map((p) => ({ order: p.order, ratio: geometricMean(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
+        ratioWithoutSpec: median(of(tested).map((r) => r.ratio)),
+        pairRatios: tested.map((p) => ({ order: p.order, ratio: median(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
         control: {
-          ratio: geometricMean(of(control).map((r) => r.ratio)),
-          pairRatios: control.map((p) => ({ order: p.order, ratio: geometricMean(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
+          ratio: median(of(control).map((r) => r.ratio)),
+          pairRatios: control.map((p) => ({ order: p.order, ratio: median(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
         },
       };
       ctx.log(`  ${ep.key}: --spec ${builtIn[ep.key].ratioWithoutSpec.toFixed(3)}× of plain (pairs ${builtIn[ep.key].pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}); control ${builtIn[ep.key].control.ratio.toFixed(3)}×`);
