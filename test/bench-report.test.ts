@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { table, targets } from '../bench/report.mjs';
 import { parseOptions, UsageError } from '../bench/options.mjs';
 import { medianRatio, roundOrder } from '../bench/lib/rounds.mjs';
+import { expand } from '../bench/lib/one-core.mjs';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'bench', 'results.json');
@@ -159,6 +160,13 @@ describe('side by side rounds', () => {
       ['bare', 'tree', 'baseline', 'validating'],
       ['baseline', 'tree', 'validating', 'bare'],
     ]);
+  });
+
+  test("taskset's CPU lists are read as the CPUs they name: single CPUs, ranges, both", () => {
+    expect(expand('0')).toEqual([0]);
+    expect(expand('0,1')).toEqual([0, 1]);
+    expect(expand('0-3,6')).toEqual([0, 1, 2, 3, 6]);
+    expect(expand('2-4,8-9')).toEqual([2, 3, 4, 8, 9]);
   });
 
   test("a ratio is the median of the rounds' ratios, not the ratio of the medians", () => {

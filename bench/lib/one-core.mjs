@@ -16,8 +16,8 @@ function cpuList(pid) {
   return /:\s*(\S+)\s*$/.exec(r.stdout)?.[1];
 }
 
-/** The CPUs in a list such as `0-3,6`. */
-function expand(list) {
+/** The CPUs in a `taskset` list such as `0-3,6`. */
+export function expand(list) {
   return list.split(',').flatMap((part) => {
     const [a, b = a] = part.split('-').map(Number);
     return Array.from({ length: b - a + 1 }, (_, i) => a + i);
