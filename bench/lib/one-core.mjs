@@ -5,7 +5,8 @@
  * side by side on two CPUs they differ by up to ±40%, as the scheduler favours one. Pinned to the
  * same CPU and loaded at once, whatever the host does it does to both within the same
  * milliseconds, and the kernel shares that CPU between them evenly: two plain mocks measured this
- * way came out at 0.99–1.00× of each other, pair after pair.
+ * way came out at 0.97–1.03× of each other (the median of a benchmark run's control pairs; a
+ * single 3 s run spreads more, 0.92–1.12×), against ±20% one after the other.
  */
 import { spawnSync } from 'node:child_process';
 
@@ -32,7 +33,7 @@ export function pin(pid, cpus) {
 
 /**
  * Where the servers and the load go: the last CPU this process may use for the servers, the others
- * for autocannon (in this process). Undefined with a reason where it cannot be done: no `taskset`
+ * for autocannon (in this process); `{ reason }` instead where that cannot be done: no `taskset`
  * (util-linux), or a single CPU.
  */
 export function oneCorePlan() {

@@ -171,7 +171,7 @@ export async function specPhase(ctx) {
   // (b) The built-in endpoints with and without --spec, on one CPU shared by the two servers
   // (lib/one-core.mjs): run one after the other, or side by side on two CPUs, two processes of the
   // same build differed here by more than the 5% this should tell. Fresh pairs, started in
-  // alternating order (the process started first ran ~2% faster in either kind), and two control
+  // alternating order (the process started first ran ~1–2% faster in either kind), and two control
   // pairs of plain mocks measured the same way, whose ratio is the method's own error.
   const plan = oneCorePlan();
   const builtIn = {};
