@@ -56,11 +56,11 @@ async function firstStart(url, token = 'sk_bench_spec_first') {
 }
 
 /** What the built-in comparison starts: a plain mock and a --spec one, or two plain ones (control). */
-const PLAIN = { key: 'mock', extra: [] };
-const WITH_SPEC = { key: 'mockSpec', extra: 'spec' };
-const CONTROL = { key: 'mockControl', extra: [] };
+const PLAIN = { key: 'mock' };
+const WITH_SPEC = { key: 'mockSpec', withSpec: true };
+const CONTROL = { key: 'mockControl' };
 /** The pairs, each with its start order: both orders equally often, in either kind. */
-export const BUILT_IN_PAIRS = [
+const BUILT_IN_PAIRS = [
   [PLAIN, WITH_SPEC],
   [WITH_SPEC, PLAIN],
   [PLAIN, CONTROL],
@@ -81,7 +81,7 @@ export const BUILT_IN_PAIRS = [
 async function comparePair(ctx, { plan, kinds, n, spec, perRun, perServer }) {
   const started = [];
   for (const [i, kind] of kinds.entries()) {
-    const server = await ctx.servers.startMock({ name: `${kind.key}-pair${n + 1}-${i + 1}`, extra: kind.extra === 'spec' ? spec : kind.extra });
+    const server = await ctx.servers.startMock({ name: `${kind.key}-pair${n + 1}-${i + 1}`, extra: kind.withSpec ? spec : [] });
     pin(server.pid, plan.server);
     started.push({ kind, server });
   }
@@ -189,22 +189,22 @@ export async function specPhase(ctx) {
       for (const [n, kinds] of BUILT_IN_PAIRS.entries()) done.push(await comparePair(ctx, { plan, kinds, n, spec, perRun, perServer }));
       return done;
     });
+    const tested = pairs.filter((p) => !p.control);
+    const control = pairs.filter((p) => p.control);
     for (const ep of ENDPOINTS) {
-      const of = (list) => list.flatMap((p) => p.endpoints[ep.key]);
-      const tested = pairs.filter((p) => !p.control);
-      const control = pairs.filter((p) => p.control);
+      const runsOf = (list) => list.flatMap((p) => p.endpoints[ep.key]);
+      const perPair = (list) => list.map((p) => ({ order: p.order, ratio: median(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) }));
+      const testedRuns = runsOf(tested);
+      const steal = stealSummary(testedRuns);
       builtIn[ep.key] = {
         label: ep.label,
         servers: {
-          mockSpec: { label: 'mock --spec', processes: tested.length, ...medianRun(of(tested).map((r) => r.other)), steal: stealSummary(of(tested)) },
-          mock: { label: 'mock (no --spec)', processes: tested.length, ...medianRun(of(tested).map((r) => r.plain)), steal: stealSummary(of(tested)) },
+          mockSpec: { label: 'mock --spec', processes: tested.length, ...medianRun(testedRuns.map((r) => r.other)), steal },
+          mock: { label: 'mock (no --spec)', processes: tested.length, ...medianRun(testedRuns.map((r) => r.plain)), steal },
         },
-        ratioWithoutSpec: median(of(tested).map((r) => r.ratio)),
-        pairRatios: tested.map((p) => ({ order: p.order, ratio: median(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
-        control: {
-          ratio: median(of(control).map((r) => r.ratio)),
-          pairRatios: control.map((p) => ({ order: p.order, ratio: median(p.endpoints[ep.key].map((r) => r.ratio)), runs: p.endpoints[ep.key].map((r) => +r.ratio.toFixed(4)) })),
-        },
+        ratioWithoutSpec: median(testedRuns.map((r) => r.ratio)),
+        pairRatios: perPair(tested),
+        control: { ratio: median(runsOf(control).map((r) => r.ratio)), pairRatios: perPair(control) },
       };
       ctx.log(`  ${ep.key}: --spec ${builtIn[ep.key].ratioWithoutSpec.toFixed(3)}× of plain (pairs ${builtIn[ep.key].pairRatios.map((p) => p.ratio.toFixed(3)).join(', ')}); control ${builtIn[ep.key].control.ratio.toFixed(3)}×`);
     }
